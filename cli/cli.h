@@ -1,0 +1,89 @@
+/*
+ * cli.h - the patchattest command: its subcommands and the helpers they
+ * share (main.c).
+ *
+ * Each subcommand is "int cmd_NAME(int argc, char **argv)" with argv[0]
+ * the subcommand's name; it returns the exit status.  Subcommands report
+ * their own errors on stderr through cli_warn(), once, naming the input;
+ * the library below them only returns codes and struct pa_err texts.
+ *
+ * Exit statuses: CLI_EXIT_OK, CLI_EXIT_NOTPATCH when some input was not
+ * what the command expects (not a patch, not attested), CLI_EXIT_ERROR on
+ * errors (unreadable input, bad usage, out of memory).
+ */
+#ifndef PA_CLI_H
+#define PA_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "patchattest.h"
+#include "sbuf.h"
+
+#define CLI_NAME		"patchattest"
+
+/* The most bytes read from one input file (or standard input). */
+#define CLI_MAX_INPUT		(64 * 1024 * 1024)
+
+#define CLI_EXIT_OK		0
+#define CLI_EXIT_NOTPATCH	1
+#define CLI_EXIT_ERROR		2
+
+/*
+ * struct cli_opt - one row of a subcommand's option table, ended by a row
+ * with name NULL.  A row either sets *flag to 1 or stores its argument in
+ * *value ("--name VALUE" or "--name=VALUE").  The --help text is printed
+ * from the same table.
+ */
+struct cli_opt {
+	const char	*name;		/* long name without the "--" */
+	int		*flag;
+	const char	**value;
+	const char	*argname;	/* placeholder shown in the help */
+	const char	*help;		/* one line */
+};
+
+/*
+ * struct cli_cmd - a subcommand: its name, the synopsis after the name,
+ * a one-line summary and, for its --help, a paragraph and its options.
+ */
+struct cli_cmd {
+	const char		*name;
+	int			(*run)(int, char **);
+	const char		*synopsis;
+	const char		*summary;
+	const char		*about;
+	const struct cli_opt	*opts;
+};
+
+#define CLI_PARSE_HELP		(-2)
+
+/*
+ * cli_parse - parse the options of argv[1..argc-1] against cmd->opts.
+ * Options and operands may be mixed; "--" ends the options and "-" is an
+ * operand.  The operands are moved, in order, to argv[1..n] and n is
+ * returned.  "-h"/"--help" prints the help on stdout and returns
+ * CLI_PARSE_HELP; a bad option prints the usage on stderr and returns -1.
+ */
+int	cli_parse(const struct cli_cmd *cmd, int argc, char **argv);
+
+/* cli_usage - the usage lines of cmd, to fp */
+void	cli_usage(const struct cli_cmd *cmd, FILE *fp);
+
+/* cli_warn - "patchattest: " fmt "\n" on stderr */
+void	cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * cli_read_file - the whole of path ("-": standard input) into sb,
+ * replacing its contents; at most sb->max bytes.  Returns 0, PA_ETOOBIG
+ * when the input is larger, PA_ENOMEM, or PA_ERROR; on failure err holds
+ * the reason (not the path).
+ */
+int	cli_read_file(struct sbuf *sb, const char *path, struct pa_err *err);
+
+/* The subcommands; each lives in cmd-NAME.c with its struct cli_cmd. */
+extern const struct cli_cmd cli_cmd_hash;
+
+int	cmd_hash(int argc, char **argv);
+
+#endif

@@ -1,0 +1,187 @@
+/*
+ * cmd-hash.c - "patchattest hash": the attestation hashes of patch mails,
+ * as attest-patches printed them (YAML blocks) or as tab-separated rows.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "digest.h"
+#include "mbox.h"
+
+#define ORIGIN_NAME_MAX	256
+
+struct hash_run {
+	int		 tsv;
+	int		 variants;
+	int		 mbox;
+	struct mailmsg	*msg;		/* reused for every message */
+	struct sbuf	 file;		/* the current input, whole */
+	struct sbuf	 name;		/* the current message's name */
+	int		 status;	/* worst CLI_EXIT_* so far */
+};
+
+static struct hash_run run;
+
+static const struct cli_opt hash_opts[] = {
+	{ "tsv", &run.tsv, NULL, NULL,
+	    "one tab-separated row per message: name, attid, i, m, p" },
+	{ "variants", &run.variants, NULL, NULL,
+	    "also print the hashes other tool and git versions computed" },
+	{ "mbox", &run.mbox, NULL, NULL,
+	    "each FILE is an mbox; its messages are named FILE:N" },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
+const struct cli_cmd cli_cmd_hash = {
+	.name = "hash",
+	.run = cmd_hash,
+	.synopsis = "[--tsv] [--variants] [--mbox] FILE...",
+	.summary = "print the attestation hashes of patch mails",
+	.about =
+	    "Print the patch attestation hashes (attestation ID, i, m, p) of\n"
+	    "each message that carries a patch, as attest-patches' YAML\n"
+	    "blocks.  FILE \"-\" is standard input.  Messages without a patch\n"
+	    "are named on stderr and skipped.  Exit status: 0 when every\n"
+	    "message was a patch, 1 when some were not, 2 on errors.",
+	.opts = hash_opts,
+};
+
+static void	hash_status(int);
+static void	hash_entry(const struct msghash_entry *, int, const char *);
+static void	hash_message(const char *, size_t);
+static void	hash_input(const char *);
+
+/* hash_status - remember the worst outcome */
+static void
+hash_status(int status)
+{
+	if (status > run.status)
+		run.status = status;
+}
+
+/* hash_entry - print one (i, m, p); origin NULL: no variant label */
+static void
+hash_entry(const struct msghash_entry *e, int primary, const char *origin)
+{
+	char i[DIGEST_HEXLEN + 1], m[DIGEST_HEXLEN + 1], p[DIGEST_HEXLEN + 1];
+
+	digest_hex(i, e->i);
+	digest_hex(m, e->m);
+	digest_hex(p, e->p);
+	if (run.tsv) {
+		printf("%s\t%s\t%s\t%s\t%s", run.name.buf, e->attid, i, m, p);
+		if (origin != NULL)
+			printf("\t%s", origin);
+		putchar('\n');
+		return;
+	}
+	if (!primary && origin != NULL)
+		printf("# variant: %s\n", origin);
+	printf("%s:\n  i: %s\n  m: %s\n  p: %s\n", e->attid, i, m, p);
+}
+
+/* hash_message - hash and print one message named run.name */
+static void
+hash_message(const char *data, size_t len)
+{
+	static struct msghash h;
+	struct pa_err err;
+	char origin[ORIGIN_NAME_MAX];
+	size_t k;
+	int rc;
+
+	err.msg[0] = '\0';
+	if ((rc = mailmsg_parse(run.msg, data, len)) == 0)
+		rc = msghash_compute(&h, run.msg,
+		    run.variants ? MSGHASH_VARIANTS : 0, &err);
+	switch (rc) {
+	case 0:
+		break;
+	case PA_ENOPATCH:
+		cli_warn("%s: no patch", run.name.buf);
+		hash_status(CLI_EXIT_NOTPATCH);
+		return;
+	case PA_ENOMEM:
+	case PA_ETOOBIG:
+	case PA_ERROR:
+		/* Our failure, not a property of the message. */
+		cli_warn("%s: %s", run.name.buf,
+		    err.msg[0] ? err.msg : pa_strerror(rc));
+		hash_status(CLI_EXIT_ERROR);
+		return;
+	default:
+		/* PA_EMAILINFO and the like: no attestation for it. */
+		cli_warn("%s: %s", run.name.buf,
+		    err.msg[0] ? err.msg : pa_strerror(rc));
+		hash_status(CLI_EXIT_NOTPATCH);
+		return;
+	}
+	hash_entry(&h.entry[0], 1, run.variants ? "primary" : NULL);
+	for (k = 1; run.variants && k < h.n; k++)
+		hash_entry(&h.entry[k], 0,
+		    msghash_origin_name(h.entry[k].origin, origin,
+			sizeof(origin)));
+}
+
+/* hash_input - every message of one FILE operand */
+static void
+hash_input(const char *path)
+{
+	struct pa_err err;
+	struct mbox mb;
+	const char *msg;
+	size_t len, n;
+	int rc;
+
+	if ((rc = cli_read_file(&run.file, path, &err)) != 0) {
+		cli_warn("%s: %s", path, err.msg);
+		hash_status(CLI_EXIT_ERROR);
+		return;
+	}
+	if (!run.mbox) {
+		sbuf_reset(&run.name);
+		sbuf_addstr(&run.name, path);
+		hash_message(run.file.buf, run.file.len);
+		return;
+	}
+	mbox_init(&mb, run.file.buf, run.file.len);
+	for (n = 1; mbox_next(&mb, &msg, &len); n++) {
+		sbuf_reset(&run.name);
+		sbuf_addf(&run.name, "%s:%zu", path, n);
+		hash_message(msg, len);
+	}
+}
+
+int
+cmd_hash(int argc, char **argv)
+{
+	int i, n;
+
+	if ((n = cli_parse(&cli_cmd_hash, argc, argv)) < 0)
+		return n == CLI_PARSE_HELP ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+	if (n == 0) {
+		cli_warn("hash: no FILE given");
+		cli_usage(&cli_cmd_hash, stderr);
+		return CLI_EXIT_ERROR;
+	}
+	sbuf_init(&run.file, CLI_MAX_INPUT);
+	sbuf_init(&run.name, SBUF_NOMAX);
+	if ((run.msg = mailmsg_new(CLI_MAX_INPUT)) == NULL) {
+		cli_warn("%s", pa_strerror(PA_ENOMEM));
+		return CLI_EXIT_ERROR;
+	}
+	for (i = 1; i <= n; i++)
+		hash_input(argv[i]);
+	mailmsg_free(run.msg);
+	sbuf_release(&run.file);
+	sbuf_release(&run.name);
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		cli_warn("standard output: %s", strerror(errno));
+		return CLI_EXIT_ERROR;
+	}
+	return run.status;
+}

@@ -1,0 +1,275 @@
+/*
+ * main.c - patchattest [--version] [--help] COMMAND [ARGS]: dispatch to a
+ * subcommand, and the helpers the subcommands share (option parsing from a
+ * table, reading an input file whole, warnings).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION	"unknown"
+#endif
+
+#define CLI_READ_CHUNK	(256 * 1024)
+
+static const struct cli_cmd *cli_find(const char *);
+static const struct cli_opt *cli_find_opt(const struct cli_opt *,
+		    const char *, size_t);
+static void	cli_help(const struct cli_cmd *);
+static void	main_usage(FILE *);
+static int	read_fd(struct sbuf *, int, struct pa_err *);
+
+/* The subcommands, in the order --help lists them. */
+static const struct cli_cmd *const cli_cmds[] = {
+	&cli_cmd_hash,
+};
+
+#define NCMDS	(sizeof(cli_cmds) / sizeof(cli_cmds[0]))
+
+int
+main(int argc, char **argv)
+{
+	const struct cli_cmd *cmd;
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "--version") == 0) {
+			printf("%s %s\n", CLI_NAME, PACKAGE_VERSION);
+			return CLI_EXIT_OK;
+		}
+		if (strcmp(argv[i], "--help") == 0 ||
+		    strcmp(argv[i], "-h") == 0) {
+			main_usage(stdout);
+			return CLI_EXIT_OK;
+		}
+		if (strcmp(argv[i], "--") == 0) {
+			i++;
+			break;
+		}
+		cli_warn("unknown option '%s'", argv[i]);
+		main_usage(stderr);
+		return CLI_EXIT_ERROR;
+	}
+	if (i >= argc) {
+		main_usage(stderr);
+		return CLI_EXIT_ERROR;
+	}
+	if ((cmd = cli_find(argv[i])) == NULL) {
+		cli_warn("unknown command '%s'", argv[i]);
+		main_usage(stderr);
+		return CLI_EXIT_ERROR;
+	}
+	return cmd->run(argc - i, argv + i);
+}
+
+static const struct cli_cmd *
+cli_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCMDS; i++)
+		if (strcmp(cli_cmds[i]->name, name) == 0)
+			return cli_cmds[i];
+	return NULL;
+}
+
+static void
+main_usage(FILE *fp)
+{
+	size_t i;
+
+	fprintf(fp, "usage: %s [--version] [--help] COMMAND [ARGS]\n\n"
+	    "Commands:\n", CLI_NAME);
+	for (i = 0; i < NCMDS; i++)
+		fprintf(fp, "  %-10s %s\n", cli_cmds[i]->name,
+		    cli_cmds[i]->summary);
+	fprintf(fp, "\nRun '%s COMMAND --help' for a command's options.\n",
+	    CLI_NAME);
+}
+
+void
+cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(CLI_NAME ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void
+cli_usage(const struct cli_cmd *cmd, FILE *fp)
+{
+	fprintf(fp, "usage: %s %s %s\n", CLI_NAME, cmd->name, cmd->synopsis);
+}
+
+/* cli_help - the --help text of cmd, from its option table */
+static void
+cli_help(const struct cli_cmd *cmd)
+{
+	const struct cli_opt *o;
+	char left[64];
+
+	cli_usage(cmd, stdout);
+	printf("\n%s\n\nOptions:\n", cmd->about);
+	for (o = cmd->opts; o->name != NULL; o++) {
+		if (o->value != NULL)
+			snprintf(left, sizeof(left), "--%s=%s", o->name,
+			    o->argname);
+		else
+			snprintf(left, sizeof(left), "--%s", o->name);
+		printf("  %-14s %s\n", left, o->help);
+	}
+	printf("  %-14s %s\n", "-h, --help", "show this help");
+}
+
+static const struct cli_opt *
+cli_find_opt(const struct cli_opt *opts, const char *name, size_t len)
+{
+	const struct cli_opt *o;
+
+	for (o = opts; o->name != NULL; o++)
+		if (strlen(o->name) == len && memcmp(o->name, name, len) == 0)
+			return o;
+	return NULL;
+}
+
+int
+cli_parse(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	const struct cli_opt *o;
+	const char *arg, *eq;
+	size_t len;
+	int i, n, opts_done;
+
+	n = 0;
+	opts_done = 0;
+	for (i = 1; i < argc; i++) {
+		arg = argv[i];
+		if (opts_done || arg[0] != '-' || arg[1] == '\0') {
+			argv[++n] = argv[i];
+			continue;
+		}
+		if (strcmp(arg, "--") == 0) {
+			opts_done = 1;
+			continue;
+		}
+		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+			cli_help(cmd);
+			return CLI_PARSE_HELP;
+		}
+		o = NULL;
+		eq = NULL;
+		if (arg[1] == '-') {
+			eq = strchr(arg + 2, '=');
+			len = eq ? (size_t)(eq - (arg + 2)) : strlen(arg + 2);
+			o = cli_find_opt(cmd->opts, arg + 2, len);
+		}
+		if (o == NULL) {
+			cli_warn("%s: unknown option '%s'", cmd->name, arg);
+			cli_usage(cmd, stderr);
+			return -1;
+		}
+		if (o->flag != NULL) {
+			if (eq != NULL) {
+				cli_warn("%s: option '--%s' takes no value",
+				    cmd->name, o->name);
+				cli_usage(cmd, stderr);
+				return -1;
+			}
+			*o->flag = 1;
+		} else if (eq != NULL)
+			*o->value = eq + 1;
+		else if (i + 1 < argc)
+			*o->value = argv[++i];
+		else {
+			cli_warn("%s: option '--%s' needs a value", cmd->name,
+			    o->name);
+			cli_usage(cmd, stderr);
+			return -1;
+		}
+	}
+	return n;
+}
+
+/* read_fd - the rest of fd appended to sb, failing past sb->max bytes */
+static int
+read_fd(struct sbuf *sb, int fd, struct pa_err *err)
+{
+	size_t room, want;
+	ssize_t n;
+	char extra;
+	int rc;
+
+	for (;;) {
+		room = sb->max - sb->len;
+		if (room == 0) {
+			/* Full: one more byte means the input is too big. */
+			n = read(fd, &extra, 1);
+			if (n == 0)
+				return 0;
+			if (n > 0) {
+				snprintf(err->msg, sizeof(err->msg),
+				    "larger than the limit of %zu bytes",
+				    sb->max);
+				return PA_ETOOBIG;
+			}
+		} else {
+			want = room < CLI_READ_CHUNK ? room : CLI_READ_CHUNK;
+			if ((rc = sbuf_grow(sb, want)) != 0) {
+				snprintf(err->msg, sizeof(err->msg), "%s",
+				    pa_strerror(rc));
+				return rc;
+			}
+			n = read(fd, sb->buf + sb->len, want);
+			if (n == 0)
+				return 0;
+			if (n > 0) {
+				sb->len += (size_t)n;
+				sb->buf[sb->len] = '\0';
+				continue;
+			}
+		}
+		if (errno != EINTR) {
+			snprintf(err->msg, sizeof(err->msg), "%s",
+			    strerror(errno));
+			return PA_ERROR;
+		}
+	}
+}
+
+int
+cli_read_file(struct sbuf *sb, const char *path, struct pa_err *err)
+{
+	struct stat st;
+	int fd, rc;
+
+	sbuf_reset(sb);
+	if (strcmp(path, "-") == 0)
+		return read_fd(sb, STDIN_FILENO, err);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err->msg, sizeof(err->msg), "%s", strerror(errno));
+		return PA_ERROR;
+	}
+	/* Refuse a regular file over the cap before reading any of it. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (unsigned long long)st.st_size > sb->max) {
+		snprintf(err->msg, sizeof(err->msg),
+		    "larger than the limit of %zu bytes", sb->max);
+		rc = PA_ETOOBIG;
+	} else
+		rc = read_fd(sb, fd, err);
+	close(fd);
+	return rc;
+}

@@ -1,0 +1,29 @@
+/*
+ * codec - the transfer-encoding decoders, lenient the way git mailinfo is.
+ *
+ * Both decoders append to out and never fail on bad input: they decode
+ * what they can and skip the rest.  Input is treated as a C string: a NUL
+ * byte ends it, as in git.  They return 0, or PA_ENOMEM / PA_ETOOBIG.
+ *
+ * codec_qp_line - one quoted-printable line or RFC 2047 "Q" text: "=XY"
+ *     becomes a byte, "=" before LF or at the end stops (soft break), any
+ *     other "=" is literal; with q_word, "_" is a space.
+ * codec_b64 - base64: alphabet characters decoded, all others skipped;
+ *     a group cut short still yields the bytes it has complete bits for.
+ *
+ * codec_qp_body / codec_b64_body decode a whole body: line by line, as
+ * git mailinfo does, so that both readers agree on every byte.
+ */
+#ifndef PA_CODEC_H
+#define PA_CODEC_H
+
+#include <stddef.h>
+
+#include "sbuf.h"
+
+int	codec_qp_line(struct sbuf *out, const char *in, size_t len, int q_word);
+int	codec_b64(struct sbuf *out, const char *in, size_t len);
+int	codec_qp_body(struct sbuf *out, const char *in, size_t len);
+int	codec_b64_body(struct sbuf *out, const char *in, size_t len);
+
+#endif

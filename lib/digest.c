@@ -1,0 +1,69 @@
+#include "config.h"
+
+#include <openssl/evp.h>
+
+#include "patchattest.h"
+#include "digest.h"
+
+void
+digest_init(struct digest *d)
+{
+	d->failed = 0;
+	d->ctx = EVP_MD_CTX_new();
+	if (d->ctx == NULL || EVP_DigestInit_ex(d->ctx, EVP_sha256(), NULL) != 1)
+		d->failed = 1;
+}
+
+void
+digest_update(struct digest *d, const void *data, size_t len)
+{
+	if (!d->failed && len && EVP_DigestUpdate(d->ctx, data, len) != 1)
+		d->failed = 1;
+}
+
+int
+digest_final(struct digest *d, unsigned char out[DIGEST_LEN])
+{
+	unsigned int n = 0;
+
+	if (d->failed || EVP_DigestFinal_ex(d->ctx, out, &n) != 1 ||
+	    n != DIGEST_LEN) {
+		d->failed = 1;
+		return PA_ENOMEM;
+	}
+	/* Ready for another message without a new allocation. */
+	if (EVP_DigestInit_ex(d->ctx, EVP_sha256(), NULL) != 1)
+		d->failed = 1;
+	return 0;
+}
+
+void
+digest_release(struct digest *d)
+{
+	EVP_MD_CTX_free(d->ctx);
+	d->ctx = NULL;
+}
+
+int
+digest_sha256(unsigned char out[DIGEST_LEN], const void *data, size_t len)
+{
+	unsigned int n = 0;
+
+	if (EVP_Digest(data, len, out, &n, EVP_sha256(), NULL) != 1 ||
+	    n != DIGEST_LEN)
+		return PA_ENOMEM;
+	return 0;
+}
+
+void
+digest_hex(char out[DIGEST_HEXLEN + 1], const unsigned char in[DIGEST_LEN])
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < DIGEST_LEN; i++) {
+		out[2 * i] = hex[in[i] >> 4];
+		out[2 * i + 1] = hex[in[i] & 15];
+	}
+	out[DIGEST_HEXLEN] = '\0';
+}

@@ -1,0 +1,35 @@
+/*
+ * digest - SHA-256 through OpenSSL's EVP interface.
+ *
+ * A struct digest lives on the caller's storage: digest_init() before use,
+ * digest_release() after (it frees the EVP context).  digest_update() and
+ * digest_final() may be called on a digest whose init failed; the failure
+ * is reported once, by digest_final() returning PA_ENOMEM.
+ */
+#ifndef PA_DIGEST_H
+#define PA_DIGEST_H
+
+#include <stddef.h>
+
+#define DIGEST_LEN	32
+#define DIGEST_HEXLEN	64
+
+struct evp_md_ctx_st;
+
+struct digest {
+	struct evp_md_ctx_st	*ctx;
+	int			 failed;
+};
+
+void	digest_init(struct digest *);
+void	digest_update(struct digest *, const void *, size_t);
+int	digest_final(struct digest *, unsigned char out[DIGEST_LEN]);
+void	digest_release(struct digest *);
+
+/* digest_sha256 - one-shot hash of a byte range */
+int	digest_sha256(unsigned char out[DIGEST_LEN], const void *, size_t);
+
+/* digest_hex - 64 lower-case hex digits and a NUL into out */
+void	digest_hex(char out[DIGEST_HEXLEN + 1], const unsigned char in[DIGEST_LEN]);
+
+#endif

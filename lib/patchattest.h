@@ -1,0 +1,110 @@
+/*
+ * patchattest.h - the public interface of libpatchattest.
+ *
+ * The library reads patch mail the way git mailinfo did for the 2020 patch
+ * attestation tools and computes the attestation hashes i, m, p and the
+ * attestation ID "i[:8]-m[:8]-p[:8]".
+ *
+ * Conventions
+ *  - Functions return 0 on success, a negative PA_E* code otherwise.  Where
+ *    a struct pa_err is passed, a failing call writes one sentence for a
+ *    system administrator into it; nothing is logged by the library.
+ *  - The library never exits and never aborts on bad input or on memory
+ *    exhaustion: every failure is a return value.
+ *  - Objects from *_new() are freed with the matching *_free(); both
+ *    accept NULL.  Objects are not shared between threads.
+ */
+#ifndef PATCHATTEST_H
+#define PATCHATTEST_H
+
+#include <stddef.h>
+
+#define PA_OK		  0
+#define PA_ERROR	(-1)	/* unexpected failure; see the pa_err text */
+#define PA_ENOMEM	(-2)	/* out of memory */
+#define PA_ETOOBIG	(-3)	/* input over a configured size limit */
+#define PA_ENOPATCH	(-4)	/* the message carries no patch */
+#define PA_EMAILINFO	(-5)	/* git mailinfo would have rejected it */
+#define PA_ECHARSET	(-6)	/* unknown charset label */
+#define PA_EDECODE	(-7)	/* bytes not valid in their charset */
+#define PA_ENOHASH	(-8)	/* that tool version produced no hash */
+
+struct pa_err {
+	char	msg[256];
+};
+
+/* pa_strerror - a short text for a PA_E* code */
+const char	*pa_strerror(int code);
+
+/*
+ * struct mailmsg - one mail message, pushed in pieces or parsed whole.
+ *
+ * Push interface (the milter's callbacks): mailmsg_header() per header
+ * field, mailmsg_eoh(), mailmsg_body() per chunk (any split, CRLF or LF),
+ * mailmsg_eom().  mailmsg_parse() does all of it for a raw message.
+ * Everything is copied; the message holds at most max_bytes of header and
+ * body text, and refuses more with PA_ETOOBIG.  mailmsg_reset() readies the
+ * object for the next message and keeps its allocation.
+ */
+struct mailmsg;
+
+struct mailmsg	*mailmsg_new(size_t max_bytes);
+void		 mailmsg_free(struct mailmsg *);
+void		 mailmsg_reset(struct mailmsg *);
+int		 mailmsg_header(struct mailmsg *, const char *name,
+		     const char *value);
+int		 mailmsg_eoh(struct mailmsg *);
+int		 mailmsg_body(struct mailmsg *, const void *, size_t);
+int		 mailmsg_eom(struct mailmsg *);
+int		 mailmsg_parse(struct mailmsg *, const void *, size_t);
+
+/*
+ * struct msghash - the attestation hashes of one message.
+ *
+ * entry[0] is the primary variant: what the 2020 tools computed with git's
+ * charset conversion on and b4 v0.5.4's patch cleaning.  With
+ * MSGHASH_VARIANTS, the entries after it are every other distinct
+ * (i, m, p) that some tool version or git version in use in 2020 computed
+ * for this message; origin says which (MSGHASH_O_* bits).
+ */
+#define MSGHASH_MAX	48
+#define MSGHASH_ATTID_LEN 26
+
+/* Where a variant differs from the primary computation. */
+#define MSGHASH_O_MODE_N	0x01	/* git >= 2.32: no charset conversion */
+#define MSGHASH_O_SHORTNAME	0x02	/* git < 2.33: 1-2 byte names dropped */
+#define MSGHASH_O_OLDCOLON	0x04	/* git < 2.26: "Name:" needs a blank */
+#define MSGHASH_O_UTF8LABEL	0x08	/* b4 >= 0.4.3: unknown charset = UTF-8 */
+#define MSGHASH_O_SCISSORS	0x10	/* mailinfo.scissors on */
+#define MSGHASH_O_P_V1		0x20	/* b4 0.3.0-0.3.3 patch cleaning */
+#define MSGHASH_O_P_V2		0x40	/* b4 0.3.4-0.3.7 patch cleaning */
+#define MSGHASH_O_P_TEXT	0x80	/* b4 0.4.0-0.5.0: strict UTF-8 patch */
+
+struct msghash_entry {
+	unsigned char	i[32];
+	unsigned char	m[32];
+	unsigned char	p[32];
+	char		attid[MSGHASH_ATTID_LEN + 1];
+	unsigned	origin;
+};
+
+struct msghash {
+	size_t			n;
+	struct msghash_entry	entry[MSGHASH_MAX];
+};
+
+#define MSGHASH_VARIANTS	0x01
+
+/*
+ * msghash_compute - hash a complete message (after mailmsg_eom or
+ * mailmsg_parse).  Returns 0 with h->n >= 1, PA_ENOPATCH when the message
+ * has no patch, PA_EMAILINFO when git mailinfo would have failed on it
+ * (err says why), or another PA_E* code.
+ */
+int	msghash_compute(struct msghash *h, const struct mailmsg *,
+	    unsigned flags, struct pa_err *err);
+
+/* msghash_origin_name - "primary", or the origin bits as words, into buf */
+const char	*msghash_origin_name(unsigned origin, char *buf, size_t len);
+
+#endif

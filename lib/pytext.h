@@ -1,0 +1,59 @@
+/*
+ * pytext - Python 3 str semantics over UTF-8 bytes.
+ *
+ * b4 computed its hashes on Python str objects; these functions give the
+ * same results on byte ranges, so that the C hashers can stay in bytes.
+ * Every input is (s, len) and binary-safe: NUL bytes are ordinary.
+ *
+ * Functions that produce text append it to a caller's struct sbuf (they
+ * never reset it; the caller owns and releases the buffer) and return 0,
+ * or the sbuf's PA_ENOMEM / PA_ETOOBIG.  Nothing here keeps state between
+ * calls, so the functions are safe to use from several threads.
+ *
+ * Text functions (pytext_is_blank, pytext_strip) expect valid UTF-8, as
+ * a decoded Python str re-encoded would be; a byte that does not start a
+ * Python whitespace character counts as text.
+ */
+#ifndef PA_PYTEXT_H
+#define PA_PYTEXT_H
+
+#include <stddef.h>
+
+#include "sbuf.h"
+
+/* pytext_utf8_valid - 1 iff bytes.decode('utf-8') (strict) succeeds */
+int	pytext_utf8_valid(const char *s, size_t len);
+
+/*
+ * pytext_utf8_replace - bytes.decode('utf-8', errors='replace'), encoded
+ * back to UTF-8: one U+FFFD per maximal ill-formed subpart.
+ */
+int	pytext_utf8_replace(struct sbuf *out, const char *s, size_t len);
+
+/* pytext_newlines - universal newlines: CRLF to LF, then lone CR to LF */
+int	pytext_newlines(struct sbuf *out, const char *s, size_t len);
+
+/*
+ * pytext_charset_known - 1 iff Python's codec registry finds a text
+ * encoding for label (bytes.decode(label) raises no LookupError).
+ */
+int	pytext_charset_known(const char *label);
+
+/*
+ * pytext_decode - bytes.decode(label, errors='replace'), as UTF-8.
+ * Returns PA_ECHARSET when Python does not know the label, PA_ERROR when
+ * it does but the codec is one this library does not implement or one
+ * that raised even with errors='replace' (see pytext.c), else as above.
+ * Like Python, an empty input decodes to nothing whatever the label:
+ * only pytext_charset_known() answers whether a label is known.
+ */
+int	pytext_decode(struct sbuf *out, const char *label, const char *s,
+	    size_t len);
+
+/* pytext_is_blank - 1 iff s.strip() == '' */
+int	pytext_is_blank(const char *s, size_t len);
+
+/* pytext_strip - s.strip() is s[*startp .. *endp) */
+void	pytext_strip(const char *s, size_t len, size_t *startp, size_t *endp);
+
+#endif

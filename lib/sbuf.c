@@ -1,0 +1,146 @@
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "patchattest.h"
+#include "sbuf.h"
+
+/* Shared by every empty buffer, so that buf is never NULL; never written. */
+static char sbuf_empty[1];
+
+void
+sbuf_init(struct sbuf *sb, size_t max)
+{
+	sb->buf = sbuf_empty;
+	sb->len = 0;
+	sb->alloc = 0;
+	sb->max = max;
+	sb->failed = 0;
+}
+
+void
+sbuf_release(struct sbuf *sb)
+{
+	if (sb->alloc)
+		free(sb->buf);
+	sbuf_init(sb, sb->max);
+}
+
+void
+sbuf_reset(struct sbuf *sb)
+{
+	sb->len = 0;
+	sb->failed = 0;
+	if (sb->alloc)
+		sb->buf[0] = '\0';
+}
+
+int
+sbuf_grow(struct sbuf *sb, size_t extra)
+{
+	size_t want, alloc;
+	char *p;
+
+	if (sb->failed)
+		return sb->failed;
+	if (extra > sb->max || sb->len > sb->max - extra)
+		return sb->failed = PA_ETOOBIG;
+	want = sb->len + extra + 1;
+	if (want <= sb->alloc)
+		return 0;
+	alloc = sb->alloc ? sb->alloc : 64;
+	while (alloc < want)
+		alloc = alloc > ((size_t)-1) / 2 ? want : alloc * 2;
+	p = realloc(sb->alloc ? sb->buf : NULL, alloc);
+	if (p == NULL)
+		return sb->failed = PA_ENOMEM;
+	if (!sb->alloc)
+		p[0] = '\0';
+	sb->buf = p;
+	sb->alloc = alloc;
+	return 0;
+}
+
+int
+sbuf_add(struct sbuf *sb, const void *data, size_t len)
+{
+	int rc;
+
+	if (len == 0)
+		return sb->failed;
+	if ((rc = sbuf_grow(sb, len)) != 0)
+		return rc;
+	memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+	return 0;
+}
+
+int
+sbuf_addch(struct sbuf *sb, int c)
+{
+	int rc;
+
+	if ((rc = sbuf_grow(sb, 1)) != 0)
+		return rc;
+	sb->buf[sb->len++] = (char)c;
+	sb->buf[sb->len] = '\0';
+	return 0;
+}
+
+int
+sbuf_addstr(struct sbuf *sb, const char *s)
+{
+	return sbuf_add(sb, s, strlen(s));
+}
+
+int
+sbuf_addf(struct sbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n, rc;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return sb->failed ? sb->failed : (sb->failed = PA_ERROR);
+	if ((rc = sbuf_grow(sb, (size_t)n)) != 0)
+		return rc;
+	va_start(ap, fmt);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+	return 0;
+}
+
+/* sbuf_setlen - shorten (never lengthen) the contents */
+void
+sbuf_setlen(struct sbuf *sb, size_t len)
+{
+	if (len >= sb->len)
+		return;
+	sb->len = len;
+	sb->buf[len] = '\0';
+}
+
+/* sbuf_detach - hand the contents to the caller (free() them); sb is reset */
+char *
+sbuf_detach(struct sbuf *sb, size_t *lenp)
+{
+	char *p;
+
+	if (lenp)
+		*lenp = sb->len;
+	if (!sb->alloc) {
+		p = malloc(1);
+		if (p)
+			p[0] = '\0';
+	} else
+		p = sb->buf;
+	sbuf_init(sb, sb->max);
+	return p;
+}

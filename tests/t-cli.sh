@@ -1,0 +1,215 @@
+#!/bin/sh
+# t-cli - "patchattest hash" through the built binary: output formats,
+# exit statuses and error messages.  TAP on stdout.
+#
+# Environment: PATCHATTEST (the binary; make check exports it), srcdir
+# (the source tree, default ".").
+
+: "${srcdir:=.}"
+: "${PATCHATTEST:=./patchattest}"
+
+seeds=$srcdir/tests/fixtures/seeds
+cover=$(ls "$seeds"/001-*.txt 2>/dev/null)
+s002=$(ls "$seeds"/002-*.patch 2>/dev/null)
+if [ ! -x "$PATCHATTEST" ] || [ ! -f "$cover" ] || [ ! -f "$s002" ]; then
+	echo "Bail out! need \$PATCHATTEST ($PATCHATTEST) and the seed fixtures"
+	exit 1
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-cli.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' 0
+trap 'exit 1' HUP INT TERM
+
+n=0
+failed=0
+
+# ok COND-STATUS DESCRIPTION: one TAP line for a check that passed (0)
+ok()
+{
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=1
+	fi
+}
+
+# run ARGS...: the binary with stdout, stderr and status in $tmp/out,
+# $tmp/err and $rc
+run()
+{
+	"$PATCHATTEST" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+
+# same FILE EXPECTED: FILE equals EXPECTED byte for byte (else a diff)
+same()
+{
+	if cmp -s "$1" "$2"; then
+		return 0
+	fi
+	diff "$2" "$1" | sed 's/^/# /'
+	return 1
+}
+
+# is_rc WANT: $rc is WANT (else a diagnostic with stderr)
+is_rc()
+{
+	if [ "$rc" -eq "$1" ]; then
+		return 0
+	fi
+	echo "# exit status $rc, want $1; stderr:"
+	sed 's/^/#   /' "$tmp/err"
+	return 1
+}
+
+tab=$(printf '\t')
+
+cat >"$tmp/article" <<'EOT'
+2a02abe0-215cf3f1-2acb5798:
+  i: 2a02abe02216f626105622aee2f26ab10c155b6442e23441d90fc5fe4071b86e
+  m: 215cf3f133478917ad147a6eda1010a9c4bba1846e7dd35295e9a0081559e9b0
+  p: 2acb5798c366f97501f8feacb873327bac161951ce83e90f04bbcde32e993865
+EOT
+cols002="2a02abe0-215cf3f1-2acb5798${tab}2a02abe02216f626105622aee2f26ab10c155b6442e23441d90fc5fe4071b86e${tab}215cf3f133478917ad147a6eda1010a9c4bba1846e7dd35295e9a0081559e9b0${tab}2acb5798c366f97501f8feacb873327bac161951ce83e90f04bbcde32e993865"
+: >"$tmp/empty"
+
+# Seed 002: the attestation block LWN published.
+run hash "$s002"
+is_rc 0
+ok $? "seed 002: exit 0"
+same "$tmp/out" "$tmp/article"
+ok $? "seed 002: the article's YAML block, byte for byte"
+same "$tmp/err" "$tmp/empty"
+ok $? "seed 002: nothing on stderr"
+
+# Seed 001, the cover letter: no patch.
+run hash "$cover"
+is_rc 1
+ok $? "cover letter: exit 1"
+same "$tmp/out" "$tmp/empty"
+ok $? "cover letter: nothing on stdout"
+echo "patchattest: $cover: no patch" >"$tmp/want"
+same "$tmp/err" "$tmp/want"
+ok $? "cover letter: stderr names it"
+
+# A mix: the patch is still printed, the status says not all were patches.
+run hash "$cover" "$s002"
+is_rc 1
+ok $? "cover letter and patch: exit 1"
+same "$tmp/out" "$tmp/article"
+ok $? "cover letter and patch: the patch's block"
+
+# A missing file is an error; the other inputs are still done.
+run hash "$tmp/missing" "$s002"
+is_rc 2
+ok $? "missing file: exit 2"
+grep -q "^patchattest: $tmp/missing: ." "$tmp/err"
+ok $? "missing file: stderr names it"
+same "$tmp/out" "$tmp/article"
+ok $? "missing file: the next input is still hashed"
+
+run hash "$tmp"
+is_rc 2
+ok $? "directory: exit 2"
+
+# Over the size cap: a sparse file, and standard input.
+dd if=/dev/zero of="$tmp/big" bs=1 count=0 seek=67108865 2>/dev/null
+run hash "$tmp/big"
+is_rc 2 && grep -q "^patchattest: $tmp/big: .*limit" "$tmp/err"
+ok $? "file over 64 MiB: exit 2, named"
+head -c 67108865 /dev/zero | "$PATCHATTEST" hash - >"$tmp/out" 2>"$tmp/err"
+rc=$?
+is_rc 2 && grep -q "^patchattest: -: .*limit" "$tmp/err"
+ok $? "standard input over 64 MiB: exit 2"
+
+# Standard input.
+"$PATCHATTEST" hash - <"$s002" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+is_rc 0 && same "$tmp/out" "$tmp/article"
+ok $? "- reads standard input"
+
+# --tsv
+run hash --tsv "$s002"
+printf '%s\t%s\n' "$s002" "$cols002" >"$tmp/want"
+is_rc 0 && same "$tmp/out" "$tmp/want"
+ok $? "--tsv: name, attid, i, m, p"
+"$PATCHATTEST" hash --tsv - <"$s002" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+printf -- '-\t%s\n' "$cols002" >"$tmp/want"
+is_rc 0 && same "$tmp/out" "$tmp/want"
+ok $? "--tsv: standard input is named -"
+run hash "$s002" --tsv
+printf '%s\t%s\n' "$s002" "$cols002" >"$tmp/want"
+is_rc 0 && same "$tmp/out" "$tmp/want"
+ok $? "options may follow the files"
+
+# --variants: the primary first, labelled; every further entry labelled.
+run hash --variants --tsv "$s002"
+printf '%s\t%s\tprimary\n' "$s002" "$cols002" >"$tmp/want"
+head -n 1 "$tmp/out" >"$tmp/first"
+is_rc 0 && same "$tmp/first" "$tmp/want" &&
+    awk -F "$tab" 'NF != 6 { exit 1 }' "$tmp/out"
+ok $? "--variants --tsv: primary row first, 6 columns"
+run hash --variants "$s002"
+head -n 4 "$tmp/out" >"$tmp/first"
+is_rc 0 && same "$tmp/first" "$tmp/article" &&
+    awk 'NR > 4 && (NR - 5) % 5 == 0 && !/^# variant: ./ { exit 1 }
+	NR > 4 && (NR - 5) % 5 == 1 && !/^[0-9a-f-]+:$/ { exit 1 }
+	END { if ((NR - 4) % 5 != 0) exit 1 }' "$tmp/out"
+ok $? "--variants: article block first, then commented blocks"
+
+# --mbox over the seed series, git format-patch separators.
+for f in "$seeds"/00[1-7]-*; do
+	echo "From x Mon Sep 17 00:00:00 2001"
+	cat "$f"
+done >"$tmp/series.mbox"
+run hash --mbox --tsv "$tmp/series.mbox"
+cut -f 1,2 "$tmp/out" >"$tmp/got"
+m=$tmp/series.mbox
+cat >"$tmp/want" <<EOT
+$m:2${tab}2a02abe0-215cf3f1-2acb5798
+$m:3${tab}75937bcc-99055a61-86ed600d
+$m:4${tab}df75a2bb-112978df-c45ac766
+$m:5${tab}d708fe17-8d3777c2-6ae8636e
+$m:6${tab}5e5e2104-22c94ea8-26c8ab2f
+$m:7${tab}3bcaf54a-abe4870f-92b040cb
+EOT
+is_rc 1 && same "$tmp/got" "$tmp/want"
+ok $? "--mbox: messages named PATH:N, the cover letter skipped"
+echo "patchattest: $m:1: no patch" >"$tmp/want"
+same "$tmp/err" "$tmp/want"
+ok $? "--mbox: stderr names PATH:1"
+{ echo "From x Mon Sep 17 00:00:00 2001"; cat "$s002"; } |
+    "$PATCHATTEST" hash --mbox - >"$tmp/out" 2>"$tmp/err"
+rc=$?
+is_rc 0 && same "$tmp/out" "$tmp/article"
+ok $? "--mbox -: an mbox on standard input"
+
+# Usage.
+run hash --bogus "$s002"
+is_rc 2 && same "$tmp/out" "$tmp/empty" && grep -q '^usage: ' "$tmp/err"
+ok $? "unknown option: exit 2 and usage on stderr"
+run hash
+is_rc 2 && grep -q '^usage: ' "$tmp/err"
+ok $? "no FILE: exit 2"
+run hash --help
+is_rc 0 && grep -q -- '--tsv' "$tmp/out" &&
+    grep -q -- '--variants' "$tmp/out" && grep -q -- '--mbox' "$tmp/out"
+ok $? "hash --help lists the options"
+run --help
+is_rc 0 && grep -q '^  hash ' "$tmp/out"
+ok $? "--help lists the commands"
+run --version
+is_rc 0 && grep -q '^patchattest [0-9]' "$tmp/out"
+ok $? "--version"
+run frobnicate
+is_rc 2 && grep -q "unknown command 'frobnicate'" "$tmp/err"
+ok $? "unknown command: exit 2"
+run
+is_rc 2 && grep -q '^usage: ' "$tmp/err"
+ok $? "no command: exit 2"
+
+echo "1..$n"
+exit $failed

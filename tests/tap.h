@@ -1,0 +1,34 @@
+/*
+ * tap - a small Test Anything Protocol emitter for the C tests.
+ *
+ * Each check prints one "ok N - name" or "not ok N - name" line (with the
+ * difference on "#" lines); tap_done() prints the plan and returns the exit
+ * status for main().  tap_skip_all() ends a test that cannot run here.
+ */
+#ifndef PA_TAP_H
+#define PA_TAP_H
+
+#include <stddef.h>
+
+int	tap_ok(int cond, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+int	tap_check_int(long long got, long long want, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+int	tap_check_str(const char *got, const char *want, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+int	tap_check_mem(const void *got, size_t gotlen, const void *want,
+	    size_t wantlen, const char *fmt, ...)
+	    __attribute__((format(printf, 5, 6)));
+void	tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void	tap_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void	tap_skip_all(const char *fmt, ...)
+	    __attribute__((format(printf, 1, 2), noreturn));
+int	tap_done(void);
+
+/* tap_read_file - whole file into a malloc()ed buffer, NUL-terminated */
+char	*tap_read_file(const char *path, size_t *lenp);
+
+/* tap_srcdir - the source tree's top ($srcdir of make check, else ".") */
+const char *tap_srcdir(void);
+
+#endif
