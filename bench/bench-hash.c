@@ -162,13 +162,14 @@ static double
 round_hash(const struct corpus *c, struct mailmsg *mm, unsigned flags,
     struct tally *t)
 {
-	static struct msghash h;
+	struct msghash h;
 	struct pa_err err;
-	double start;
+	double start, took;
 	size_t i;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
+	msghash_init(&h);
 	start = now();
 	for (i = 0; i < c->n; i++) {
 		rc = mailmsg_parse(mm, c->msg[i].buf, c->msg[i].len);
@@ -183,7 +184,9 @@ round_hash(const struct corpus *c, struct mailmsg *mm, unsigned flags,
 		else
 			t->other++;
 	}
-	return now() - start;
+	took = now() - start;
+	msghash_release(&h);
+	return took;
 }
 
 /* round_sha - one pass of (c) */

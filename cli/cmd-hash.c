@@ -12,13 +12,12 @@
 #include "digest.h"
 #include "mbox.h"
 
-#define ORIGIN_NAME_MAX	256
-
 struct hash_run {
 	int		 tsv;
 	int		 variants;
 	int		 mbox;
 	struct mailmsg	*msg;		/* reused for every message */
+	struct msghash	 hash;		/* likewise */
 	struct sbuf	 file;		/* the current input, whole */
 	struct sbuf	 name;		/* the current message's name */
 	int		 status;	/* worst CLI_EXIT_* so far */
@@ -51,7 +50,7 @@ const struct cli_cmd cli_cmd_hash = {
 };
 
 static void	hash_status(int);
-static void	hash_entry(const struct msghash_entry *, int, const char *);
+static void	hash_entry(const struct msghash_entry *);
 static void	hash_message(const char *, size_t);
 static void	hash_input(const char *);
 
@@ -63,12 +62,16 @@ hash_status(int status)
 		run.status = status;
 }
 
-/* hash_entry - print one (i, m, p); origin NULL: no variant label */
+/* hash_entry - print one (i, m, p), labelled with --variants */
 static void
-hash_entry(const struct msghash_entry *e, int primary, const char *origin)
+hash_entry(const struct msghash_entry *e)
 {
 	char i[DIGEST_HEXLEN + 1], m[DIGEST_HEXLEN + 1], p[DIGEST_HEXLEN + 1];
+	char buf[MSGHASH_ORIGIN_NAME_MAX];
+	const char *origin = NULL;
 
+	if (run.variants)
+		origin = msghash_origin_name(e->origin, buf, sizeof(buf));
 	digest_hex(i, e->i);
 	digest_hex(m, e->m);
 	digest_hex(p, e->p);
@@ -79,7 +82,7 @@ hash_entry(const struct msghash_entry *e, int primary, const char *origin)
 		putchar('\n');
 		return;
 	}
-	if (!primary && origin != NULL)
+	if (origin != NULL && e->origin != 0)
 		printf("# variant: %s\n", origin);
 	printf("%s:\n  i: %s\n  m: %s\n  p: %s\n", e->attid, i, m, p);
 }
@@ -88,15 +91,14 @@ hash_entry(const struct msghash_entry *e, int primary, const char *origin)
 static void
 hash_message(const char *data, size_t len)
 {
-	static struct msghash h;
+	struct msghash *h = &run.hash;
 	struct pa_err err;
-	char origin[ORIGIN_NAME_MAX];
 	size_t k;
 	int rc;
 
 	err.msg[0] = '\0';
 	if ((rc = mailmsg_parse(run.msg, data, len)) == 0)
-		rc = msghash_compute(&h, run.msg,
+		rc = msghash_compute(h, run.msg,
 		    run.variants ? MSGHASH_VARIANTS : 0, &err);
 	switch (rc) {
 	case 0:
@@ -120,11 +122,8 @@ hash_message(const char *data, size_t len)
 		hash_status(CLI_EXIT_NOTPATCH);
 		return;
 	}
-	hash_entry(&h.entry[0], 1, run.variants ? "primary" : NULL);
-	for (k = 1; run.variants && k < h.n; k++)
-		hash_entry(&h.entry[k], 0,
-		    msghash_origin_name(h.entry[k].origin, origin,
-			sizeof(origin)));
+	for (k = 0; k < (run.variants ? h->n : 1); k++)
+		hash_entry(&h->entry[k]);
 }
 
 /* hash_input - every message of one FILE operand */
@@ -170,12 +169,14 @@ cmd_hash(int argc, char **argv)
 	}
 	sbuf_init(&run.file, CLI_MAX_INPUT);
 	sbuf_init(&run.name, SBUF_NOMAX);
+	msghash_init(&run.hash);
 	if ((run.msg = mailmsg_new(CLI_MAX_INPUT)) == NULL) {
 		cli_warn("%s", pa_strerror(PA_ENOMEM));
 		return CLI_EXIT_ERROR;
 	}
 	for (i = 1; i <= n; i++)
 		hash_input(argv[i]);
+	msghash_release(&run.hash);
 	mailmsg_free(run.msg);
 	sbuf_release(&run.file);
 	sbuf_release(&run.name);

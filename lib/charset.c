@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <iconv.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -9,7 +10,9 @@
 #include "charset.h"
 
 static int	 utf_same(const char *, const char *);
-static iconv_t	 charset_open(struct charset_conv *, const char *);
+static iconv_t	 charset_open(struct charset_conv *, const char *, int *);
+static int	 is_ascii(const char *, size_t);
+static int	 ascii_converts_to_itself(iconv_t);
 
 #define NO_ICONV	((iconv_t)-1)
 
@@ -54,12 +57,52 @@ charset_is_utf8(const char *label)
 	return utf_same("UTF-8", label) || strcasecmp("UTF-8", label) == 0;
 }
 
+static int
+is_ascii(const char *s, size_t len)
+{
+	uint64_t w, acc = 0;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, s + i, 8);
+		acc |= w;
+	}
+	for (; i < len; i++)
+		acc |= (unsigned char)s[i];
+	return (acc & 0x8080808080808080ull) == 0;
+}
+
+/*
+ * ascii_converts_to_itself - whether every ASCII byte, NUL included, comes
+ * out of the converter unchanged: true of ASCII supersets, false of UTF-16,
+ * UTF-7, ISO-2022 and the like.  Such a charset needs no iconv() call for
+ * a line of ASCII, the common case of a declared "us-ascii" or Latin-1.
+ */
+static int
+ascii_converts_to_itself(iconv_t cd)
+{
+	char in[128], out[512], *ip = in, *op = out;
+	size_t inleft = sizeof(in), outleft = sizeof(out);
+	int c;
+
+	for (c = 0; c < 128; c++)
+		in[c] = (char)c;
+	if (iconv(cd, &ip, &inleft, &op, &outleft) == (size_t)-1 ||
+	    (size_t)(op - out) != sizeof(in) ||
+	    memcmp(in, out, sizeof(in)) != 0) {
+		iconv(cd, NULL, NULL, NULL, NULL);
+		return 0;
+	}
+	iconv(cd, NULL, NULL, NULL, NULL);
+	return 1;
+}
+
 /*
  * charset_open - a converter from label to UTF-8, cached.  git retries a
  * failed iconv_open() with the official spelling of UTF-8 and Latin-1.
  */
 static iconv_t
-charset_open(struct charset_conv *cc, const char *label)
+charset_open(struct charset_conv *cc, const char *label, int *ascii_same)
 {
 	struct charset_slot *s;
 	const char *fallback;
@@ -71,6 +114,7 @@ charset_open(struct charset_conv *cc, const char *label)
 		if (s->label[0] && strcmp(s->label, label) == 0) {
 			if (s->cd == NULL)
 				return NO_ICONV;
+			*ascii_same = s->ascii_same;
 			/* Back to the initial shift state, as a fresh open. */
 			iconv((iconv_t)s->cd, NULL, NULL, NULL, NULL);
 			return (iconv_t)s->cd;
@@ -85,6 +129,7 @@ charset_open(struct charset_conv *cc, const char *label)
 			fallback = "ISO-8859-1";
 		cd = iconv_open("UTF-8", fallback);
 	}
+	*ascii_same = 0;
 	if (strlen(label) >= CHARSET_LABEL_MAX)
 		return cd;	/* too odd to cache; caller closes it */
 	s = &cc->slot[cc->next];
@@ -93,6 +138,8 @@ charset_open(struct charset_conv *cc, const char *label)
 		iconv_close((iconv_t)s->cd);
 	memcpy(s->label, label, strlen(label) + 1);
 	s->cd = cd == NO_ICONV ? NULL : (void *)cd;
+	s->ascii_same = cd != NO_ICONV && ascii_converts_to_itself(cd);
+	*ascii_same = s->ascii_same;
 	return cd;
 }
 
@@ -103,15 +150,20 @@ charset_conv_utf8(struct charset_conv *cc, struct sbuf *text,
 	iconv_t cd;
 	char *in, *out;
 	size_t inleft, outleft, r;
-	int rc = 0, cached;
+	int rc = 0, cached, ascii_same;
 
 	*changed = 0;
 	if (label[0] == '\0' || charset_is_utf8(label))
 		return 0;
-	cd = charset_open(cc, label);
+	cd = charset_open(cc, label, &ascii_same);
 	if (cd == NO_ICONV)
 		return PA_ECHARSET;
 	cached = strlen(label) < CHARSET_LABEL_MAX;
+	if (ascii_same && is_ascii(text->buf, text->len)) {
+		if (!cached)
+			iconv_close(cd);
+		return 0;
+	}
 
 	sbuf_reset(&cc->tmp);
 	in = text->buf;

@@ -25,6 +25,7 @@
 struct charset_slot {
 	char	 label[CHARSET_LABEL_MAX];
 	void	*cd;		/* iconv_t, or NULL: iconv cannot open label */
+	int	 ascii_same;	/* ASCII text converts to itself */
 };
 
 struct charset_conv {

@@ -10,6 +10,7 @@ static int	unquote(struct sbuf *, const char *, size_t);
 static int	sane_name(struct sbuf *, const char *, size_t,
 		    const struct sbuf *, int);
 static void	trim(const char **, size_t *);
+static int	has_mark(const char *, size_t);
 
 static int
 git_isspace(int c)
@@ -212,6 +213,24 @@ mailident_from(struct sbuf *name, struct sbuf *email, struct sbuf *work,
 	return sbuf_failed(email) ? sbuf_failed(email) : rc;
 }
 
+/*
+ * has_mark - a ">8", "8<", ">%" or "%<" somewhere: what a scissors line
+ * needs, and rare in other text, so cheap to rule the line out first.
+ */
+static int
+has_mark(const char *line, size_t len)
+{
+	const char *end = line + len, *p;
+
+	for (p = line; (p = memchr(p, '<', (size_t)(end - p))) != NULL; p++)
+		if (p > line && (p[-1] == '8' || p[-1] == '%'))
+			return 1;
+	for (p = line; (p = memchr(p, '>', (size_t)(end - p))) != NULL; p++)
+		if (p + 1 < end && (p[1] == '8' || p[1] == '%'))
+			return 1;
+	return 0;
+}
+
 int
 mailident_is_scissors(const char *line, size_t len)
 {
@@ -220,6 +239,8 @@ mailident_is_scissors(const char *line, size_t len)
 	int seen = 0;
 	char c;
 
+	if (!has_mark(line, len))
+		return 0;
 	for (i = 0; i < len && line[i]; i++) {
 		c = line[i];
 		if (git_isspace((unsigned char)c)) {

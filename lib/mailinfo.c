@@ -80,8 +80,9 @@ fail(struct mailinfo *mi, int rc, const char *what, const char *detail)
 }
 
 void
-mailinfo_init(struct mailinfo *mi, size_t max)
+mailinfo_init(struct mailinfo *mi)
 {
+	const size_t max = 0;	/* each run sets the caps for its input */
 	int i;
 
 	memset(mi, 0, sizeof(*mi));
@@ -581,8 +582,7 @@ commit_msg(struct mailinfo *mi, const char **x, size_t *xlen, int *brk)
 			*xlen = mi->conv.len;
 		}
 	}
-	if ((memchr(*x, '8', *xlen) || memchr(*x, '%', *xlen)) &&
-	    mailident_is_scissors(*x, *xlen)) {
+	if (mailident_is_scissors(*x, *xlen)) {
 		mi->saw |= MAILINFO_SAW_SCISSORS;
 		if (mi->opts.scissors) {
 			sbuf_reset(&mi->msg);
@@ -711,26 +711,27 @@ static void
 reset_run(struct mailinfo *mi, const char *in, size_t len,
     const struct mailinfo_opts *opts)
 {
-	int i;
+	struct sbuf *all[] = {
+		&mi->author, &mi->email, &mi->subject, &mi->date, &mi->msg,
+		&mi->patch, &mi->hdr[0], &mi->hdr[1], &mi->hdr[2],
+		&mi->inbody[0], &mi->inbody[1], &mi->inbody[2], &mi->line,
+		&mi->work, &mi->prev, &mi->flow, &mi->conv, &mi->accum,
+		&mi->val, &mi->scratch, &mi->charset, &mi->boundary[0],
+		&mi->boundary[1], &mi->boundary[2], &mi->boundary[3],
+		&mi->cc.tmp,
+	};
+	size_t k;
+
+	/* No output can grow past four times the input. */
+	for (k = 0; k < sizeof(all) / sizeof(all[0]); k++) {
+		sbuf_reset(all[k]);
+		all[k]->max = len * 4 + 4096;
+	}
 
 	mi->opts = *opts;
 	mi->in = in;
 	mi->inlen = len;
 	mi->pos = 0;
-	sbuf_reset(&mi->author);
-	sbuf_reset(&mi->email);
-	sbuf_reset(&mi->subject);
-	sbuf_reset(&mi->date);
-	sbuf_reset(&mi->msg);
-	sbuf_reset(&mi->patch);
-	for (i = 0; i < HDR_COUNT; i++) {
-		sbuf_reset(&mi->hdr[i]);
-		sbuf_reset(&mi->inbody[i]);
-	}
-	sbuf_reset(&mi->line);
-	sbuf_reset(&mi->prev);
-	sbuf_reset(&mi->accum);
-	sbuf_reset(&mi->charset);
 	mi->has_from = mi->has_subject = mi->has_date = 0;
 	mi->hdr_set = mi->inbody_set = 0;
 	mi->patch_lines = 0;

@@ -9,8 +9,9 @@
  * versions (see struct mailinfo_opts).
  *
  * Lifecycle: mailinfo_init() on caller storage, mailinfo_run() any number
- * of times (each run starts afresh), mailinfo_release() frees the buffers.
- * Every output buffer is capped by the max given to mailinfo_init().
+ * of times (each run starts afresh and keeps the allocations of the last),
+ * mailinfo_release() frees the buffers.  Every buffer is capped at four
+ * times the input, which no output can exceed.
  *
  * mailinfo_run() returns 0, PA_EMAILINFO when git would exit with status 1
  * (mi->error says why, as git would), or PA_ETOOBIG / PA_ENOMEM.
@@ -79,7 +80,7 @@ struct mailinfo {
 	struct charset_conv cc;
 };
 
-void	mailinfo_init(struct mailinfo *, size_t max);
+void	mailinfo_init(struct mailinfo *);
 void	mailinfo_release(struct mailinfo *);
 int	mailinfo_run(struct mailinfo *, const char *in, size_t len,
 	    const struct mailinfo_opts *);

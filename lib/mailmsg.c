@@ -25,7 +25,7 @@ struct mailmsg {
 };
 
 static int	add_newline_normalised(struct mailmsg *, const char *, size_t);
-static int	index_headers(struct mailmsg *, size_t end);
+static int	index_headers(struct mailmsg *, size_t *);
 static int	push_field(struct mailmsg *, size_t off, size_t len);
 
 struct mailmsg *
@@ -109,17 +109,19 @@ push_field(struct mailmsg *m, size_t off, size_t len)
 	return 0;
 }
 
-/* index_headers - split text[0, end) into fields at unindented lines */
+/*
+ * index_headers - split the text into fields at unindented lines, up to
+ * the first empty line or the end; returns where the header block ends.
+ */
 static int
-index_headers(struct mailmsg *m, size_t end)
+index_headers(struct mailmsg *m, size_t *hend)
 {
-	const char *t = m->text.buf;
-	size_t pos = 0, start = 0, nl;
-	const char *p;
+	const char *t = m->text.buf, *p;
+	size_t end = m->text.len, pos = 0, start = 0, nl;
 	int rc;
 
 	m->nfield = 0;
-	while (pos < end) {
+	while (pos < end && t[pos] != '\n') {
 		p = memchr(t + pos, '\n', end - pos);
 		nl = p ? (size_t)(p - t) : end;
 		if (pos > start && t[pos] != ' ' && t[pos] != '\t') {
@@ -127,10 +129,11 @@ index_headers(struct mailmsg *m, size_t end)
 				return rc;
 			start = pos;
 		}
-		pos = nl + 1;
+		pos = nl < end ? nl + 1 : end;
 	}
-	if (end > start)
-		return push_field(m, start, end - start - (t[end - 1] == '\n'));
+	*hend = pos;
+	if (pos > start)
+		return push_field(m, start, pos - start - (t[pos - 1] == '\n'));
 	return 0;
 }
 
@@ -152,11 +155,12 @@ mailmsg_header(struct mailmsg *m, const char *name, const char *value)
 int
 mailmsg_eoh(struct mailmsg *m)
 {
+	size_t hend;
 	int rc;
 
 	if (m->state != MAILMSG_HEADERS)
 		return PA_ERROR;
-	if ((rc = index_headers(m, m->text.len)) != 0)
+	if ((rc = index_headers(m, &hend)) != 0)
 		return rc;
 	if ((rc = sbuf_addch(&m->text, '\n')) != 0)
 		return rc;
@@ -189,7 +193,6 @@ mailmsg_eom(struct mailmsg *m)
 int
 mailmsg_parse(struct mailmsg *m, const void *data, size_t len)
 {
-	const char *t, *blank;
 	size_t hend;
 	int rc;
 
@@ -201,15 +204,7 @@ mailmsg_parse(struct mailmsg *m, const void *data, size_t len)
 		if ((rc = sbuf_addch(&m->text, '\n')) != 0)
 			return rc;
 	}
-	/* The header block ends at the first empty line. */
-	t = m->text.buf;
-	if (m->text.len && t[0] == '\n')
-		hend = 0;
-	else if ((blank = memmem(t, m->text.len, "\n\n", 2)) != NULL)
-		hend = (size_t)(blank - t) + 1;
-	else
-		hend = m->text.len;
-	if ((rc = index_headers(m, hend)) != 0)
+	if ((rc = index_headers(m, &hend)) != 0)
 		return rc;
 	m->body_off = hend < m->text.len ? hend + 1 : hend;
 	m->state = MAILMSG_DONE;

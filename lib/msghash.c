@@ -44,7 +44,7 @@ static const struct {
 };
 #define NPCLEAN	(sizeof(pclean) / sizeof(pclean[0]))
 
-struct hashrun {
+struct msghash_work {
 	struct mailinfo	 mi;
 	struct sbuf	 text;
 	struct sbuf	 text2;
@@ -82,20 +82,16 @@ lower_copy(char *dst, size_t size, const char *src, size_t len)
 }
 
 /*
- * pick_part - b4 0.5.x took the charset of the last text/plain or x-patch
- * part (else of the message), and UTF-8 for a label Python does not know.
+ * pick - b4 0.5.x took the charset of the last text/plain or x-patch part
+ * (else of the message), and UTF-8 for a label Python does not know.
  */
-static int
-pick_part(const struct mime_part *part, void *arg)
+static void
+pick(struct charset_pick *cp, const char *type, const char *ct, size_t ctlen)
 {
-	struct charset_pick *cp = arg;
-	const char *ct;
-	size_t ctlen;
 	char label[64];
 
-	if (!strstr(part->type, "/plain") && !strstr(part->type, "/x-patch"))
-		return 0;
-	ct = mime_header(part->hdr, part->hdrlen, "Content-Type", &ctlen);
+	if (!strstr(type, "/plain") && !strstr(type, "/x-patch"))
+		return;
 	if (ct && mime_param(ct, ctlen, "charset", &cp->param) &&
 	    cp->param.len > 0 && cp->param.len < sizeof(label))
 		lower_copy(label, sizeof(label), cp->param.buf, cp->param.len);
@@ -105,6 +101,16 @@ pick_part(const struct mime_part *part, void *arg)
 		memcpy(cp->chosen, label, sizeof(label));
 	else
 		memcpy(cp->chosen, "utf-8", sizeof("utf-8"));
+}
+
+static int
+pick_part(const struct mime_part *part, void *arg)
+{
+	const char *ct;
+	size_t ctlen;
+
+	ct = mime_header(part->hdr, part->hdrlen, "Content-Type", &ctlen);
+	pick(arg, part->type, ct, ctlen);
 	return 0;
 }
 
@@ -113,10 +119,9 @@ patch_charset(const struct mailmsg *msg, char out[64])
 {
 	struct charset_pick cp;
 	const char *hdr, *body, *ct;
-	size_t hdrlen, bodylen, ctlen;
+	size_t hdrlen, bodylen, ctlen = 0;
+	char type[MIME_TYPE_MAX];
 
-	hdr = mailmsg_headers(msg, &hdrlen);
-	body = mailmsg_body_text(msg, &bodylen);
 	sbuf_init(&cp.param, 256);
 	memcpy(cp.top, "utf-8", sizeof("utf-8"));
 	ct = mailmsg_get(msg, "Content-Type", &ctlen);
@@ -124,14 +129,24 @@ patch_charset(const struct mailmsg *msg, char out[64])
 	    cp.param.len > 0 && cp.param.len < sizeof(cp.top))
 		lower_copy(cp.top, sizeof(cp.top), cp.param.buf, cp.param.len);
 	memcpy(cp.chosen, cp.top, sizeof(cp.top));
-	mime_walk(hdr, hdrlen, body, bodylen, pick_part, &cp);
+	if (ct)
+		mime_type(ct, ctlen, type);
+	else
+		memcpy(type, "text/plain", sizeof("text/plain"));
+	if (strncmp(type, "multipart/", 10) == 0 ||
+	    strcmp(type, "message/rfc822") == 0) {
+		hdr = mailmsg_headers(msg, &hdrlen);
+		body = mailmsg_body_text(msg, &bodylen);
+		mime_walk(hdr, hdrlen, body, bodylen, pick_part, &cp);
+	} else
+		pick(&cp, type, ct, ctlen);
 	memcpy(out, cp.chosen, 64);
 	sbuf_release(&cp.param);
 }
 
 /* hash_i - the Author, Email and Subject lines, as Python decoded them */
 static int
-hash_i(struct hashrun *r, unsigned char out[DIGEST_LEN])
+hash_i(struct msghash_work *r, unsigned char out[DIGEST_LEN])
 {
 	struct mailinfo *mi = &r->mi;
 	int rc;
@@ -154,7 +169,7 @@ hash_i(struct hashrun *r, unsigned char out[DIGEST_LEN])
 
 /* as_text - bytes read the way Python's open(path, 'r') read them */
 static int
-as_text(struct hashrun *r, const char *s, size_t len, const char **t,
+as_text(struct msghash_work *r, const char *s, size_t len, const char **t,
     size_t *tlen)
 {
 	int rc;
@@ -175,7 +190,7 @@ as_text(struct hashrun *r, const char *s, size_t len, const char **t,
 }
 
 static int
-hash_m(struct hashrun *r, unsigned char out[DIGEST_LEN])
+hash_m(struct msghash_work *r, unsigned char out[DIGEST_LEN])
 {
 	const char *t;
 	size_t tlen;
@@ -187,7 +202,7 @@ hash_m(struct hashrun *r, unsigned char out[DIGEST_LEN])
 }
 
 static int
-hash_p(struct hashrun *r, size_t which, unsigned char out[DIGEST_LEN])
+hash_p(struct msghash_work *r, size_t which, unsigned char out[DIGEST_LEN])
 {
 	const struct sbuf *patch = &r->mi.patch;
 	const char *t = patch->buf;
@@ -252,7 +267,7 @@ add_entry(struct msghash *h, const unsigned char i[32],
  * Returns 0 when at least one entry came out, else why not.
  */
 static int
-run_one(struct hashrun *r, struct msghash *h, const char *text, size_t len,
+run_one(struct msghash_work *r, struct msghash *h, const char *text, size_t len,
     unsigned origin, size_t ncleanings, struct pa_err *err)
 {
 	struct mailinfo_opts o = { 0 };
@@ -298,11 +313,30 @@ run_one(struct hashrun *r, struct msghash *h, const char *text, size_t len,
 	return got ? 0 : why;
 }
 
+void
+msghash_init(struct msghash *h)
+{
+	h->n = 0;
+	h->work = NULL;
+}
+
+void
+msghash_release(struct msghash *h)
+{
+	if (h->work == NULL)
+		return;
+	mailinfo_release(&h->work->mi);
+	sbuf_release(&h->work->text);
+	sbuf_release(&h->work->text2);
+	free(h->work);
+	h->work = NULL;
+}
+
 int
 msghash_compute(struct msghash *h, const struct mailmsg *msg, unsigned flags,
     struct pa_err *err)
 {
-	struct hashrun *r;
+	struct msghash_work *r;
 	const char *text;
 	size_t len, a;
 	unsigned axismask, done, subset, origin, saw;
@@ -312,12 +346,17 @@ msghash_compute(struct msghash *h, const struct mailmsg *msg, unsigned flags,
 	h->n = 0;
 	if (err)
 		err->msg[0] = '\0';
-	if ((r = malloc(sizeof(*r))) == NULL)
-		return PA_ENOMEM;
+	if ((r = h->work) == NULL) {
+		if ((r = malloc(sizeof(*r))) == NULL)
+			return PA_ENOMEM;
+		mailinfo_init(&r->mi);
+		sbuf_init(&r->text, 0);
+		sbuf_init(&r->text2, 0);
+		h->work = r;
+	}
 	text = mailmsg_text(msg, &len);
-	mailinfo_init(&r->mi, len * 4 + 4096);
-	sbuf_init(&r->text, len * 4 + 4096);
-	sbuf_init(&r->text2, len * 4 + 4096);
+	/* Decoding and conversion grow text at most fourfold. */
+	r->text.max = r->text2.max = len * 4 + 4096;
 	patch_charset(msg, r->charset);
 	if (!pytext_charset_known(r->charset))
 		r->charset[0] = '\0';
@@ -355,10 +394,6 @@ msghash_compute(struct msghash *h, const struct mailmsg *msg, unsigned flags,
 		}
 	} while (axes_seen(saw) != axismask);
 out:
-	mailinfo_release(&r->mi);
-	sbuf_release(&r->text);
-	sbuf_release(&r->text2);
-	free(r);
 	if (any && h->n > 0)
 		return 0;
 	if (first == 0)

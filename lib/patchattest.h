@@ -61,11 +61,17 @@ int		 mailmsg_parse(struct mailmsg *, const void *, size_t);
 /*
  * struct msghash - the attestation hashes of one message.
  *
+ * Caller storage: msghash_init() once, msghash_compute() for any number of
+ * messages (the working buffers are kept between calls), msghash_release()
+ * at the end.
+ *
  * entry[0] is the primary variant: what the 2020 tools computed with git's
  * charset conversion on and b4 v0.5.4's patch cleaning.  With
  * MSGHASH_VARIANTS, the entries after it are every other distinct
  * (i, m, p) that some tool version or git version in use in 2020 computed
- * for this message; origin says which (MSGHASH_O_* bits).
+ * for this message; origin says which (MSGHASH_O_* bits: the first that
+ * produced it).  When the primary reading fails but another succeeds,
+ * entry[0] has a non-zero origin.
  */
 #define MSGHASH_MAX	48
 #define MSGHASH_ATTID_LEN 26
@@ -88,12 +94,18 @@ struct msghash_entry {
 	unsigned	origin;
 };
 
+struct msghash_work;
+
 struct msghash {
-	size_t			n;
-	struct msghash_entry	entry[MSGHASH_MAX];
+	size_t			 n;
+	struct msghash_entry	 entry[MSGHASH_MAX];
+	struct msghash_work	*work;		/* private */
 };
 
 #define MSGHASH_VARIANTS	0x01
+
+void	msghash_init(struct msghash *h);
+void	msghash_release(struct msghash *h);
 
 /*
  * msghash_compute - hash a complete message (after mailmsg_eom or
@@ -105,6 +117,7 @@ int	msghash_compute(struct msghash *h, const struct mailmsg *,
 	    unsigned flags, struct pa_err *err);
 
 /* msghash_origin_name - "primary", or the origin bits as words, into buf */
+#define MSGHASH_ORIGIN_NAME_MAX	128
 const char	*msghash_origin_name(unsigned origin, char *buf, size_t len);
 
 #endif

@@ -114,9 +114,8 @@ has_p(const struct msghash *h, const char *want)
 
 static void
 check_row(const char *dir, const char *corpus, char **col,
-    struct mailmsg *m, struct tally *t)
+    struct mailmsg *m, struct msghash *h, struct tally *t)
 {
-	struct msghash h;
 	struct pa_err err;
 	char path[8192], hex[3][DIGEST_HEXLEN + 1];
 	char *data;
@@ -132,26 +131,26 @@ check_row(const char *dir, const char *corpus, char **col,
 	}
 	rc = mailmsg_parse(m, data, len);
 	if (rc == 0)
-		rc = msghash_compute(&h, m, MSGHASH_VARIANTS, &err);
+		rc = msghash_compute(h, m, MSGHASH_VARIANTS, &err);
 	free(data);
 	want_attid = strcmp(col[1], "-") != 0;
-	if (rc == 0 && h.entry[0].origin != 0)
+	if (rc == 0 && h->entry[0].origin != 0)
 		rc = PA_ENOPATCH;	/* only variants: no primary hashes */
 	if (rc == 0) {
-		digest_hex(hex[0], h.entry[0].i);
-		digest_hex(hex[1], h.entry[0].m);
-		digest_hex(hex[2], h.entry[0].p);
+		digest_hex(hex[0], h->entry[0].i);
+		digest_hex(hex[1], h->entry[0].m);
+		digest_hex(hex[2], h->entry[0].p);
 	}
 	if (!want_attid) {
 		if (rc == 0) {
 			t->spurious++;
 			tap_diag("%s/%s: we made %s, the oracle nothing", corpus,
-			    col[0], h.entry[0].attid);
+			    col[0], h->entry[0].attid);
 		}
 		return;
 	}
 	t->attested++;
-	same = rc == 0 && strcmp(h.entry[0].attid, col[1]) == 0 &&
+	same = rc == 0 && strcmp(h->entry[0].attid, col[1]) == 0 &&
 	    strcmp(hex[0], col[2]) == 0 && strcmp(hex[1], col[3]) == 0 &&
 	    strcmp(hex[2], col[4]) == 0;
 	if (same)
@@ -162,18 +161,18 @@ check_row(const char *dir, const char *corpus, char **col,
 		if (!explained(corpus, col[0]))
 			t->unexplained++;
 		tap_diag("%s/%s: want %s, got %s%s", corpus, col[0], col[1],
-		    rc == 0 ? h.entry[0].attid : pa_strerror(rc),
+		    rc == 0 ? h->entry[0].attid : pa_strerror(rc),
 		    explained(corpus, col[0]) ? " (explained)" : "");
 		return;
 	}
 	/* b4 0.3.x cleanings, over the same i and m */
 	if (strlen(col[5]) == DIGEST_HEXLEN && strcmp(col[5], col[4]) != 0) {
 		t->var_rows++;
-		t->var_agree += has_p(&h, col[5]);
+		t->var_agree += has_p(h, col[5]);
 	}
 	if (strlen(col[6]) == DIGEST_HEXLEN && strcmp(col[6], col[4]) != 0) {
 		t->var_rows++;
-		t->var_agree += has_p(&h, col[6]);
+		t->var_agree += has_p(h, col[6]);
 	}
 }
 
@@ -181,6 +180,7 @@ static void
 run_corpus(const char *root, const char *corpus)
 {
 	struct tally t = { 0 };
+	struct msghash h;
 	struct mailmsg *m;
 	char path[8192], *tsv, *line, *next, *col[8];
 	size_t len;
@@ -190,6 +190,7 @@ run_corpus(const char *root, const char *corpus)
 	if ((tsv = tap_read_file(path, &len)) == NULL)
 		return;
 	m = mailmsg_new(MAX_MESSAGE);
+	msghash_init(&h);
 	snprintf(path, sizeof(path), "%s/%s", root, corpus);
 	for (line = tsv; line && *line; line = next) {
 		if ((next = strchr(line, '\n')) != NULL)
@@ -198,8 +199,9 @@ run_corpus(const char *root, const char *corpus)
 			continue;
 		if (split_tabs(line, col, 8) != 8)
 			continue;
-		check_row(path, corpus, col, m, &t);
+		check_row(path, corpus, col, m, &h, &t);
 	}
+	msghash_release(&h);
 	mailmsg_free(m);
 	free(tsv);
 

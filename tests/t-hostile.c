@@ -45,7 +45,9 @@ hash(struct mailmsg *m, const char *s, size_t len, unsigned flags)
 
 	if ((rc = mailmsg_parse(m, s, len)) != 0)
 		return rc;
+	msghash_init(&h);
 	rc = msghash_compute(&h, m, flags, &err);
+	msghash_release(&h);
 	if (rc == 0 && (h.n == 0 || h.n > MSGHASH_MAX))
 		return PA_ERROR;
 	if (rc != 0 && err.msg[0] == '\0')

@@ -277,7 +277,7 @@ check_fixture(const char *dir, const char *name)
 	}
 	free(raw);
 
-	mailinfo_init(&mi, MAILINFO_MAX);
+	mailinfo_init(&mi);
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
 		check_mode(&mi, dir, name, in, len, &modes[i]);
 	mailinfo_release(&mi);

@@ -151,6 +151,7 @@ main(void)
 	size_t k, len, crlflen, v;
 	int rc;
 
+	msghash_init(&h);
 	for (k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
 		if (!tap_ok((raw = read_seed(seeds[k].file, &len)) != NULL,
 		    "read seed %.3s", seeds[k].file))
@@ -191,6 +192,7 @@ main(void)
 		tap_check_int(rc, PA_ENOPATCH, "the cover letter has no patch");
 		free(raw);
 	}
+	msghash_release(&h);
 	mailmsg_free(m);
 	return tap_done();
 }
