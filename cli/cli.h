@@ -32,11 +32,13 @@
 /*
  * struct cli_opt - one row of a subcommand's option table, ended by a row
  * with name NULL.  A row either sets *flag to 1 or stores its argument in
- * *value ("--name VALUE" or "--name=VALUE").  The --help text is printed
+ * *value ("--name VALUE", "--name=VALUE", or "-x VALUE" when it has a
+ * letter).  The --help text is printed
  * from the same table.
  */
 struct cli_opt {
 	const char	*name;		/* long name without the "--" */
+	char		 letter;	/* short form "-x", or 0 */
 	int		*flag;
 	const char	**value;
 	const char	*argname;	/* placeholder shown in the help */
@@ -82,8 +84,22 @@ void	cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int	cli_read_file(struct sbuf *sb, const char *path, struct pa_err *err);
 
 /* The subcommands; each lives in cmd-NAME.c with its struct cli_cmd. */
+extern const struct cli_cmd cli_cmd_attest;
+extern const struct cli_cmd cli_cmd_check;
 extern const struct cli_cmd cli_cmd_hash;
+extern const struct cli_cmd cli_cmd_index;
 
+int	cmd_attest(int argc, char **argv);
+int	cmd_check(int argc, char **argv);
 int	cmd_hash(int argc, char **argv);
+int	cmd_index(int argc, char **argv);
+
+/*
+ * cli_load_config - the configuration file path (NULL: the default one)
+ * into cfg; problems are reported on stderr.  Returns 0 or
+ * CLI_EXIT_ERROR.
+ */
+struct pa_config;
+int	cli_load_config(struct pa_config *cfg, const char *path);
 
 #endif

@@ -26,13 +26,13 @@ struct hash_run {
 static struct hash_run run;
 
 static const struct cli_opt hash_opts[] = {
-	{ "tsv", &run.tsv, NULL, NULL,
+	{ "tsv", 0, &run.tsv, NULL, NULL,
 	    "one tab-separated row per message: name, attid, i, m, p" },
-	{ "variants", &run.variants, NULL, NULL,
+	{ "variants", 0, &run.variants, NULL, NULL,
 	    "also print the hashes other tool and git versions computed" },
-	{ "mbox", &run.mbox, NULL, NULL,
+	{ "mbox", 0, &run.mbox, NULL, NULL,
 	    "each FILE is an mbox; its messages are named FILE:N" },
-	{ NULL, NULL, NULL, NULL, NULL }
+	{ NULL, 0, NULL, NULL, NULL, NULL }
 };
 
 const struct cli_cmd cli_cmd_hash = {

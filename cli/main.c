@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "paconfig.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION	"unknown"
@@ -31,6 +32,9 @@ static int	read_fd(struct sbuf *, int, struct pa_err *);
 /* The subcommands, in the order --help lists them. */
 static const struct cli_cmd *const cli_cmds[] = {
 	&cli_cmd_hash,
+	&cli_cmd_attest,
+	&cli_cmd_index,
+	&cli_cmd_check,
 };
 
 #define NCMDS	(sizeof(cli_cmds) / sizeof(cli_cmds[0]))
@@ -124,14 +128,18 @@ cli_help(const struct cli_cmd *cmd)
 	cli_usage(cmd, stdout);
 	printf("\n%s\n\nOptions:\n", cmd->about);
 	for (o = cmd->opts; o->name != NULL; o++) {
+		char letter[8] = "";
+
+		if (o->letter)
+			snprintf(letter, sizeof(letter), "-%c, ", o->letter);
 		if (o->value != NULL)
-			snprintf(left, sizeof(left), "--%s=%s", o->name,
-			    o->argname);
+			snprintf(left, sizeof(left), "%s--%s=%s", letter,
+			    o->name, o->argname);
 		else
-			snprintf(left, sizeof(left), "--%s", o->name);
-		printf("  %-14s %s\n", left, o->help);
+			snprintf(left, sizeof(left), "%s--%s", letter, o->name);
+		printf("  %-22s %s\n", left, o->help);
 	}
-	printf("  %-14s %s\n", "-h, --help", "show this help");
+	printf("  %-22s %s\n", "-h, --help", "show this help");
 }
 
 static const struct cli_opt *
@@ -175,6 +183,12 @@ cli_parse(const struct cli_cmd *cmd, int argc, char **argv)
 			eq = strchr(arg + 2, '=');
 			len = eq ? (size_t)(eq - (arg + 2)) : strlen(arg + 2);
 			o = cli_find_opt(cmd->opts, arg + 2, len);
+		} else if (arg[2] == '\0') {
+			for (o = cmd->opts; o->name != NULL; o++)
+				if (o->letter == arg[1])
+					break;
+			if (o->name == NULL)
+				o = NULL;
 		}
 		if (o == NULL) {
 			cli_warn("%s: unknown option '%s'", cmd->name, arg);
@@ -272,4 +286,25 @@ cli_read_file(struct sbuf *sb, const char *path, struct pa_err *err)
 		rc = read_fd(sb, fd, err);
 	close(fd);
 	return rc;
+}
+
+int
+cli_load_config(struct pa_config *cfg, const char *path)
+{
+	struct sbuf problems;
+	struct stat st;
+	int rc;
+
+	/* Without -c, a missing default file means the built-in defaults. */
+	if (path == NULL) {
+		if (stat(PA_CONFIG_FILE, &st) != 0)
+			return 0;
+		path = PA_CONFIG_FILE;
+	}
+	sbuf_init(&problems, 1 << 16);
+	if ((rc = config_load(cfg, path, &problems)) != 0)
+		fputs(problems.len ? problems.buf : "configuration error\n",
+		    stderr);
+	sbuf_release(&problems);
+	return rc == 0 ? 0 : CLI_EXIT_ERROR;
 }

@@ -10,7 +10,7 @@ set -eu
 
 cd "$(dirname "$0")/.."
 
-packages="build-essential autoconf automake pkg-config libssl-dev git python3"
+packages="build-essential autoconf automake pkg-config libssl-dev libgpgme-dev libyaml-dev liblmdb-dev libgit2-dev gnupg git python3"
 
 need_install=
 for p in $packages; do

@@ -15,6 +15,9 @@ static const struct {
 	{ PA_ECHARSET, "unknown charset" },
 	{ PA_EDECODE, "text not valid in its charset" },
 	{ PA_ENOHASH, "no attestation hash can be computed" },
+	{ PA_ECONFIG, "configuration error" },
+	{ PA_ENOTFOUND, "not found" },
+	{ PA_EBADDOC, "not a valid attestation document" },
 };
 
 const char *

@@ -10,6 +10,7 @@
 #include "mailmsg.h"
 #include "mime.h"
 #include "patchclean.h"
+#include "pycodec.h"
 #include "pytext.h"
 
 /*
@@ -97,7 +98,7 @@ pick(struct charset_pick *cp, const char *type, const char *ct, size_t ctlen)
 		lower_copy(label, sizeof(label), cp->param.buf, cp->param.len);
 	else
 		memcpy(label, cp->top, sizeof(label));
-	if (pytext_charset_known(label))
+	if (pycodec_known(label))
 		memcpy(cp->chosen, label, sizeof(label));
 	else
 		memcpy(cp->chosen, "utf-8", sizeof("utf-8"));
@@ -219,7 +220,7 @@ hash_p(struct msghash_work *r, size_t which, unsigned char out[DIGEST_LEN])
 		rc = 0;
 	else {
 		sbuf_reset(&r->text);
-		rc = pytext_decode(&r->text, r->charset, patch->buf, patch->len);
+		rc = pycodec_decode(&r->text, r->charset, patch->buf, patch->len);
 		t = r->text.buf;
 		tlen = r->text.len;
 		if (rc == PA_ECHARSET || rc == PA_ERROR)
@@ -358,7 +359,7 @@ msghash_compute(struct msghash *h, const struct mailmsg *msg, unsigned flags,
 	/* Decoding and conversion grow text at most fourfold. */
 	r->text.max = r->text2.max = len * 4 + 4096;
 	patch_charset(msg, r->charset);
-	if (!pytext_charset_known(r->charset))
+	if (!pycodec_known(r->charset))
 		r->charset[0] = '\0';
 
 	first = run_one(r, h, text, len, 0,

@@ -28,6 +28,9 @@
 #define PA_ECHARSET	(-6)	/* unknown charset label */
 #define PA_EDECODE	(-7)	/* bytes not valid in their charset */
 #define PA_ENOHASH	(-8)	/* that tool version produced no hash */
+#define PA_ECONFIG	(-9)	/* the configuration has problems */
+#define PA_ENOTFOUND	(-10)	/* no such entry */
+#define PA_EBADDOC	(-11)	/* not a valid attestation document */
 
 struct pa_err {
 	char	msg[256];

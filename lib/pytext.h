@@ -13,6 +13,10 @@
  * Text functions (pytext_is_blank, pytext_strip) expect valid UTF-8, as
  * a decoded Python str re-encoded would be; a byte that does not start a
  * Python whitespace character counts as text.
+ *
+ * The byte helpers at the end (PYTEXT_REPL, pytext_ascii_prefix,
+ * pytext_utf8_char) are the UTF-8 reader's building blocks, shared with
+ * the decoders of pycodec.c.
  */
 #ifndef PA_PYTEXT_H
 #define PA_PYTEXT_H
@@ -33,27 +37,24 @@ int	pytext_utf8_replace(struct sbuf *out, const char *s, size_t len);
 /* pytext_newlines - universal newlines: CRLF to LF, then lone CR to LF */
 int	pytext_newlines(struct sbuf *out, const char *s, size_t len);
 
-/*
- * pytext_charset_known - 1 iff Python's codec registry finds a text
- * encoding for label (bytes.decode(label) raises no LookupError).
- */
-int	pytext_charset_known(const char *label);
-
-/*
- * pytext_decode - bytes.decode(label, errors='replace'), as UTF-8.
- * Returns PA_ECHARSET when Python does not know the label, PA_ERROR when
- * it does but the codec is one this library does not implement or one
- * that raised even with errors='replace' (see pytext.c), else as above.
- * Like Python, an empty input decodes to nothing whatever the label:
- * only pytext_charset_known() answers whether a label is known.
- */
-int	pytext_decode(struct sbuf *out, const char *label, const char *s,
-	    size_t len);
-
 /* pytext_is_blank - 1 iff s.strip() == '' */
 int	pytext_is_blank(const char *s, size_t len);
 
 /* pytext_strip - s.strip() is s[*startp .. *endp) */
 void	pytext_strip(const char *s, size_t len, size_t *startp, size_t *endp);
+
+/* PYTEXT_REPL - U+FFFD, the replacement character, in UTF-8 */
+#define PYTEXT_REPL	"\xef\xbf\xbd"
+#define PYTEXT_REPL_LEN	3
+
+/* pytext_ascii_prefix - length of the leading run of bytes below 0x80 */
+size_t	pytext_ascii_prefix(const unsigned char *p, size_t len);
+
+/*
+ * pytext_utf8_char - the character at p (len >= 1): its length with
+ * *valid = 1, or the length of the maximal ill-formed subpart (Unicode
+ * 3.9, which Python's decoder follows) with *valid = 0.
+ */
+size_t	pytext_utf8_char(const unsigned char *p, size_t len, int *valid);
 
 #endif

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "patchattest.h"
+#include "digest.h"
 #include "mailinfo.h"
 #include "sbuf.h"
 #include "tap.h"
@@ -257,6 +258,62 @@ check_mode(struct mailinfo *mi, const char *dir, const char *name,
 	sbuf_release(&info);
 }
 
+/*
+ * check_hash - the primary hashes against the reference oracle's row
+ * (NAME.hash: name, attid, i, m, p, ...; "-" where it made none).
+ */
+static void
+check_hash(const char *dir, const char *name, const char *raw, size_t rawlen)
+{
+	struct mailmsg *m;
+	struct msghash h;
+	struct pa_err err;
+	char path[PATH_MAX], *row, *col[5], *p, got[4 * DIGEST_HEXLEN + 8];
+	char hex[3][DIGEST_HEXLEN + 1];
+	size_t len;
+	int i, rc;
+
+	if (expect_path(path, sizeof(path), dir, name, "", "hash") == -1 ||
+	    (row = tap_read_file(path, &len)) == NULL) {
+		tap_ok(0, "%s: cannot read %s.hash", name, name);
+		return;
+	}
+	for (i = 0, p = row; i < 5 && p; i++) {
+		col[i] = p;
+		if ((p = strchr(p, '\t')) != NULL)
+			*p++ = '\0';
+	}
+	if (i < 5 || p == NULL) {
+		tap_ok(0, "%s: malformed %s.hash", name, name);
+		free(row);
+		return;
+	}
+	m = mailmsg_new(MAILINFO_MAX);
+	msghash_init(&h);
+	rc = m ? mailmsg_parse(m, raw, rawlen) : PA_ENOMEM;
+	if (rc == 0)
+		rc = msghash_compute(&h, m, 0, &err);
+	if (rc == 0) {
+		for (i = 0; i < 3; i++)
+			digest_hex(hex[i], i == 0 ? h.entry[0].i :
+			    i == 1 ? h.entry[0].m : h.entry[0].p);
+		snprintf(got, sizeof(got), "%s %s %s %s", h.entry[0].attid,
+		    hex[0], hex[1], hex[2]);
+	} else
+		snprintf(got, sizeof(got), "- - - -");
+	/* Without an attestation ID the oracle's partial hashes count for
+	 * nothing: no attestation can exist. */
+	if (strcmp(col[1], "-") == 0)
+		snprintf(path, sizeof(path), "- - - -");
+	else
+		snprintf(path, sizeof(path), "%s %s %s %s", col[1], col[2],
+		    col[3], col[4]);
+	tap_check_str(got, path, "%s: hashes as the reference tool's", name);
+	msghash_release(&h);
+	mailmsg_free(m);
+	free(row);
+}
+
 /* check_fixture - read NAME.eml, normalise it, check every mode */
 static void
 check_fixture(const char *dir, const char *name)
@@ -270,6 +327,7 @@ check_fixture(const char *dir, const char *name)
 		tap_ok(0, "%s: cannot read %s.eml", name, name);
 		return;
 	}
+	check_hash(dir, name, raw, rawlen);
 	if ((in = normalise(raw, rawlen, &len)) == NULL) {
 		free(raw);
 		tap_ok(0, "%s: out of memory", name);

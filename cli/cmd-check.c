@@ -1,0 +1,126 @@
+/*
+ * cmd-check.c - "patchattest check": the verdict on patch mails, as the
+ * milter would give it.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <time.h>
+
+#include "cli.h"
+#include "attindex.h"
+#include "decide.h"
+#include "paconfig.h"
+#include "pgp.h"
+
+static const char *check_conf;
+static int check_header;
+
+static const struct cli_opt check_opts[] = {
+	{ "config", 'c', NULL, &check_conf, "FILE",
+	    "configuration file (default " PA_CONFIG_FILE ")" },
+	{ "header", 0, &check_header, NULL, NULL,
+	    "print the X-Patch-Attested header the milter would add" },
+	{ NULL, 0, NULL, NULL, NULL, NULL }
+};
+
+const struct cli_cmd cli_cmd_check = {
+	.name = "check",
+	.run = cmd_check,
+	.synopsis = "[-c FILE] [--header] FILE...",
+	.summary = "check patch mails against the attestation index",
+	.about =
+	    "Print one line per message: its name, the verdict, the attestation\n"
+	    "ID and the signer (or, with --header, the header the milter would\n"
+	    "add).  FILE \"-\" is standard input.  Exit status: 0 when every\n"
+	    "message passes, 1 otherwise, 2 on errors.",
+	.opts = check_opts,
+};
+
+static int
+check_one(struct decider *dc, struct mailmsg *m, struct sbuf *file,
+    const char *name)
+{
+	struct decision d;
+	struct sbuf hdr;
+	struct pa_err err;
+	int rc;
+
+	if ((rc = cli_read_file(file, name, &err)) != 0) {
+		cli_warn("%s: %s", name, err.msg);
+		return CLI_EXIT_ERROR;
+	}
+	if ((rc = mailmsg_parse(m, file->buf, file->len)) != 0) {
+		cli_warn("%s: %s", name, pa_strerror(rc));
+		return CLI_EXIT_ERROR;
+	}
+	if (decide(dc, m, time(NULL), &d) == PA_ENOPATCH) {
+		if (check_header)
+			printf("%s: no patch, no header\n", name);
+		else
+			printf("%s\t-\t-\tno patch\n", name);
+		return CLI_EXIT_NOTPATCH;
+	}
+	if (check_header) {
+		sbuf_init(&hdr, 4096);
+		decision_header(&d, &hdr);
+		printf("X-Patch-Attested: %s\n", hdr.buf);
+		sbuf_release(&hdr);
+	} else
+		printf("%s\t%s\t%s\t%s\n", name, verdict_name(d.result),
+		    d.attid[0] ? d.attid : "-", d.signer[0] ? d.signer :
+		    d.reason[0] ? d.reason : "-");
+	if (d.result == VERDICT_TEMPERROR)
+		return CLI_EXIT_ERROR;
+	return d.result == VERDICT_PASS ? CLI_EXIT_OK : CLI_EXIT_NOTPATCH;
+}
+
+int
+cmd_check(int argc, char **argv)
+{
+	struct pa_config cfg;
+	struct attindex *ix = NULL;
+	struct decider *dc = NULL;
+	struct mailmsg *m = NULL;
+	struct sbuf file;
+	struct pa_err err;
+	int i, n, rc, status = CLI_EXIT_OK;
+
+	if ((n = cli_parse(&cli_cmd_check, argc, argv)) < 0)
+		return n == CLI_PARSE_HELP ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+	if (n == 0) {
+		cli_warn("check: no FILE given");
+		cli_usage(&cli_cmd_check, stderr);
+		return CLI_EXIT_ERROR;
+	}
+	config_init(&cfg);
+	sbuf_init(&file, CLI_MAX_INPUT);
+	if (cli_load_config(&cfg, check_conf) != 0) {
+		status = CLI_EXIT_ERROR;
+		goto out;
+	}
+	if (attindex_open(&ix, cfg.index_path, 0, &err) != 0 ||
+	    pgp_global_init(&err) != 0 ||
+	    decider_new(&dc, &cfg, ix, &err) != 0) {
+		cli_warn("%s", err.msg);
+		status = CLI_EXIT_ERROR;
+		goto out;
+	}
+	if ((m = mailmsg_new(CLI_MAX_INPUT)) == NULL) {
+		cli_warn("%s", pa_strerror(PA_ENOMEM));
+		status = CLI_EXIT_ERROR;
+		goto out;
+	}
+	for (i = 1; i <= n; i++) {
+		rc = check_one(dc, m, &file, argv[i]);
+		if (rc > status)
+			status = rc;
+	}
+out:
+	mailmsg_free(m);
+	decider_free(dc);
+	attindex_close(ix);
+	sbuf_release(&file);
+	config_release(&cfg);
+	return status;
+}

@@ -1,0 +1,121 @@
+/*
+ * cmd-index.c - "patchattest index": build or update the attestation
+ * index from the configured signatures archive.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "attindex.h"
+#include "indexer.h"
+#include "paconfig.h"
+#include "pgp.h"
+
+static const char *index_conf;
+
+static const struct cli_opt index_opts[] = {
+	{ "config", 'c', NULL, &index_conf, "FILE",
+	    "configuration file (default " PA_CONFIG_FILE ")" },
+	{ NULL, 0, NULL, NULL, NULL, NULL }
+};
+
+const struct cli_cmd cli_cmd_index = {
+	.name = "index",
+	.run = cmd_index,
+	.synopsis = "[-c FILE]",
+	.summary = "build or update the attestation index from the archive",
+	.about =
+	    "Read the signatures archive from where the last run stopped,\n"
+	    "verify every new attestation document with GnuPG and store what\n"
+	    "it attests in the index.  Safe to run while the milter reads the\n"
+	    "index.  Exit status: 0 on success, 2 on errors.",
+	.opts = index_opts,
+};
+
+struct index_view {
+	int	tty;		/* progress on a terminal */
+	int	shown;		/* a progress line is on screen */
+};
+
+static void
+index_warn(void *arg, const char *where, const char *what)
+{
+	struct index_view *v = arg;
+
+	if (v->shown) {
+		fputc('\n', stderr);
+		v->shown = 0;
+	}
+	cli_warn("%s: %s", where, what);
+}
+
+static void
+index_progress(void *arg, const struct indexer_stats *st)
+{
+	struct index_view *v = arg;
+
+	if (!v->tty)
+		return;
+	fprintf(stderr, "\r[%-20.*s] %zu entries, %zu documents, %zu "
+	    "attestations", (int)(st->entries / 256 % 21),
+	    "####################", st->entries, st->documents,
+	    st->attestations);
+	v->shown = 1;
+}
+
+int
+cmd_index(int argc, char **argv)
+{
+	struct index_view view = { isatty(STDERR_FILENO), 0 };
+	struct indexer_hooks hooks = { index_warn, index_progress, &view };
+	struct indexer_stats st = { 0 };
+	struct pa_config cfg;
+	struct attindex *ix = NULL;
+	struct pgp *pgp = NULL;
+	struct pa_err err = { "" };
+	int n, rc = CLI_EXIT_ERROR;
+
+	if ((n = cli_parse(&cli_cmd_index, argc, argv)) < 0)
+		return n == CLI_PARSE_HELP ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+	if (n != 0) {
+		cli_usage(&cli_cmd_index, stderr);
+		return CLI_EXIT_ERROR;
+	}
+	config_init(&cfg);
+	if (cli_load_config(&cfg, index_conf) != 0)
+		goto out;
+	if (attindex_open(&ix, cfg.index_path, 1, &err) != 0) {
+		cli_warn("%s", err.msg);
+		goto out;
+	}
+	if (err.msg[0])
+		cli_warn("%s", err.msg);	/* rebuilt after a schema change */
+	if (pgp_global_init(&err) != 0 ||
+	    (pgp = pgp_new(cfg.gnupg_home, cfg.trust_model, &err)) == NULL) {
+		cli_warn("%s", err.msg);
+		goto out;
+	}
+	err.msg[0] = '\0';
+	if (indexer_archive(&cfg, ix, pgp, &st, &hooks, &err) != 0) {
+		if (view.shown)
+			fputc('\n', stderr);
+		cli_warn("%s: %s", cfg.archive ? cfg.archive : "index",
+		    err.msg);
+		goto out;
+	}
+	if (view.shown)
+		fputc('\n', stderr);
+	printf("%zu entries read: %zu attestation documents (%zu verified, "
+	    "%zu bad or unverifiable, %zu already indexed), %zu skipped; "
+	    "%zu attestations indexed, %zu documents removed\n", st.entries,
+	    st.documents, st.verified, st.bad, st.known, st.skipped,
+	    st.attestations, st.removed);
+	rc = CLI_EXIT_OK;
+out:
+	pgp_free(pgp);
+	attindex_close(ix);
+	config_release(&cfg);
+	return rc;
+}

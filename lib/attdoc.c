@@ -1,0 +1,905 @@
+/*
+ * attdoc.c - attestation documents of format 0.1 (spec section 5): the
+ * clearsigned spans of a mail, the armor comments that name the format,
+ * the strict reading of the signed YAML, and the text, subject and mail
+ * of a new document.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "patchattest.h"
+#include "attdoc.h"
+#include "digest.h"
+#include "sbuf.h"
+
+#define SPAN_BEGIN	"-----BEGIN PGP SIGNED MESSAGE-----"
+#define SPAN_END	"-----END PGP SIGNATURE-----"
+#define ARMOR_BEGIN	"-----BEGIN PGP SIGNATURE-----"
+
+#define ATT_SCALAR_MAX	128	/* longest label or value read */
+#define ATT_SHOW_MAX	40	/* longest piece of input quoted in errors */
+#define SUBJ_TOKENS_MAX	64	/* bracketed prefix words kept */
+#define HDR_FOLD	78	/* fold header lines after this many bytes */
+
+/* The armor comments of the format, and what each must say. */
+static const struct {
+	const char	*name;
+	const char	*want;
+	const char	*what;
+} armor_keys[] = {
+	{ "att-fmt-ver", ATTDOC_FMT_VERSION, "attestation format" },
+	{ "att-hash", "sha256", "attestation hash" },
+};
+#define NARMOR_KEYS	(sizeof(armor_keys) / sizeof(armor_keys[0]))
+
+/* The keys of one block: where each hash goes, and its bit in `seen'. */
+static const struct {
+	const char	*name;
+	size_t		 offset;
+	unsigned	 bit;
+} triple_keys[] = {
+	{ "i", offsetof(struct att_triple, i), 1 },
+	{ "m", offsetof(struct att_triple, m), 2 },
+	{ "p", offsetof(struct att_triple, p), 4 },
+};
+#define NTRIPLE_KEYS	(sizeof(triple_keys) / sizeof(triple_keys[0]))
+#define SEEN_ALL	7
+
+static const char *const yaml_event_names[] = {
+	[YAML_NO_EVENT] = "nothing",
+	[YAML_STREAM_START_EVENT] = "start of stream",
+	[YAML_STREAM_END_EVENT] = "end of text",
+	[YAML_DOCUMENT_START_EVENT] = "start of document",
+	[YAML_DOCUMENT_END_EVENT] = "end of document",
+	[YAML_ALIAS_EVENT] = "alias",
+	[YAML_SCALAR_EVENT] = "scalar",
+	[YAML_SEQUENCE_START_EVENT] = "sequence",
+	[YAML_SEQUENCE_END_EVENT] = "end of sequence",
+	[YAML_MAPPING_START_EVENT] = "mapping",
+	[YAML_MAPPING_END_EVENT] = "end of mapping",
+};
+
+/* Where the event parser is in the one shape it accepts. */
+enum att_state {
+	ST_STREAM,	/* before STREAM-START */
+	ST_DOC,		/* before DOCUMENT-START */
+	ST_TOP,		/* before the top mapping */
+	ST_LABEL,	/* a label, or the end of the top mapping */
+	ST_BLOCK,	/* the block mapping of a label */
+	ST_KEY,		/* i, m, p, or the end of the block */
+	ST_VALUE,	/* 64 hex digits */
+	ST_DOCEND,	/* DOCUMENT-END */
+	ST_END,		/* STREAM-END */
+	ST_DONE
+};
+
+struct att_parse {
+	struct attdoc		*doc;
+	enum att_state		 st;
+	char			 label[ATT_SCALAR_MAX + 1];
+	size_t			 labelline;
+	struct att_triple	 cur;
+	unsigned		 seen;
+	size_t			 key;		/* triple_keys row, ST_VALUE */
+	struct pa_err		*err;
+};
+
+/* A triple with its place in the document, for removing duplicates. */
+struct att_sorted {
+	struct att_triple	 t;
+	size_t			 idx;
+};
+
+static int	 bad(struct pa_err *, const char *, ...)
+		    __attribute__((format(printf, 2, 3)));
+static const char *show(char *, size_t, const char *, size_t);
+static const char *line_rest(const char *, size_t, size_t, const char *);
+static size_t	 next_line(const char *, size_t, size_t);
+static int	 ieq(const char *, size_t, const char *);
+static int	 hex32(unsigned char *, const char *, size_t);
+static int	 event(struct att_parse *, const yaml_event_t *);
+static int	 end_block(struct att_parse *);
+static int	 add_triple(struct attdoc *, const struct att_triple *);
+static int	 sorted_cmp(const void *, const void *);
+static int	 dedupe(struct attdoc *, struct pa_err *);
+static void	 add_clean(struct sbuf *, const char *);
+static void	 add_subject(struct sbuf *, const char *);
+
+static int
+bad(struct pa_err *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return PA_EBADDOC;
+}
+
+/* show - untrusted bytes fit for a log line: printable ASCII, shortened */
+static const char *
+show(char *buf, size_t size, const char *s, size_t len)
+{
+	size_t i, n;
+
+	for (i = 0, n = 0; i < len && n + 4 < size; i++)
+		buf[n++] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	if (i < len)
+		buf[n++] = '.', buf[n++] = '.', buf[n++] = '.';
+	buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * line_rest - when the line at off is word followed only by blanks, the
+ * offset just past its line end (or the text's end); else NULL.
+ */
+static const char *
+line_rest(const char *s, size_t len, size_t off, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (len - off < n || memcmp(s + off, word, n) != 0)
+		return NULL;
+	for (off += n; off < len && (s[off] == ' ' || s[off] == '\t' ||
+	    s[off] == '\r'); off++)
+		;
+	if (off == len)
+		return s + off;
+	return s[off] == '\n' ? s + off + 1 : NULL;
+}
+
+/* next_line - the offset of the line after the one at off, or len */
+static size_t
+next_line(const char *s, size_t len, size_t off)
+{
+	const char *nl;
+
+	if (off >= len || (nl = memchr(s + off, '\n', len - off)) == NULL)
+		return len;
+	return (size_t)(nl - s) + 1;
+}
+
+int
+attdoc_next_span(const char *text, size_t textlen, size_t *pos,
+    size_t *start, size_t *len)
+{
+	const char *end;
+	size_t off, begin;
+
+	for (off = *pos; off < textlen; off = next_line(text, textlen, off)) {
+		if (off > 0 && text[off - 1] != '\n')
+			continue;
+		if (line_rest(text, textlen, off, SPAN_BEGIN) == NULL)
+			continue;
+		/*
+		 * The END line of this block.  A new BEGIN first means this
+		 * one was cut short: start again from there.
+		 */
+		begin = off;
+		for (off = next_line(text, textlen, off); off < textlen;
+		    off = next_line(text, textlen, off)) {
+			if (line_rest(text, textlen, off, SPAN_BEGIN))
+				begin = off;
+			else if ((end = line_rest(text, textlen, off,
+			    SPAN_END)) != NULL) {
+				*start = begin;
+				*len = (size_t)(end - text) - begin;
+				*pos = (size_t)(end - text);
+				return 1;
+			}
+		}
+		break;
+	}
+	*pos = textlen;
+	return 0;
+}
+
+/* ieq - s[0..n) equals the ASCII word w in any case */
+static int
+ieq(const char *s, size_t n, const char *w)
+{
+	size_t i;
+	int a, b;
+
+	if (strlen(w) != n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		a = (unsigned char)s[i];
+		b = (unsigned char)w[i];
+		if (a >= 'A' && a <= 'Z')
+			a += 'a' - 'A';
+		if (b >= 'A' && b <= 'Z')
+			b += 'a' - 'A';
+		if (a != b)
+			return 0;
+	}
+	return 1;
+}
+
+int
+attdoc_check_armor(const char *block, size_t len, struct pa_err *err)
+{
+	const char *val[NARMOR_KEYS], *l, *colon, *v, *e;
+	size_t vlen[NARMOR_KEYS], off, next, k;
+	char buf[ATT_SHOW_MAX + 4];
+
+	memset(val, 0, sizeof(val));
+	memset(vlen, 0, sizeof(vlen));
+	for (off = 0; off < len; off = next_line(block, len, off))
+		if (line_rest(block, len, off, ARMOR_BEGIN))
+			break;
+	if (off < len)
+		off = next_line(block, len, off);
+	/* Armor header lines, up to the blank line. */
+	for (; off < len; off = next) {
+		next = next_line(block, len, off);
+		l = block + off;
+		for (e = block + next; e > l && (e[-1] == '\n' ||
+		    e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'); e--)
+			;
+		if (e == l || line_rest(block, len, off, SPAN_END))
+			break;
+		if ((colon = memchr(l, ':', (size_t)(e - l))) == NULL ||
+		    !ieq(l, (size_t)(colon - l), "Comment"))
+			continue;
+		for (l = colon + 1; l < e && (*l == ' ' || *l == '\t'); l++)
+			;
+		if ((colon = memchr(l, ':', (size_t)(e - l))) == NULL)
+			continue;
+		for (k = 0; k < NARMOR_KEYS; k++)
+			if (ieq(l, (size_t)(colon - l), armor_keys[k].name))
+				break;
+		if (k == NARMOR_KEYS)
+			continue;
+		for (v = colon + 1; v < e && (*v == ' ' || *v == '\t'); v++)
+			;
+		if (val[k])
+			return bad(err, "the armor has two %s comments",
+			    armor_keys[k].name);
+		val[k] = v;
+		vlen[k] = (size_t)(e - v);
+	}
+	if (val[0] == NULL) {
+		if (err)
+			snprintf(err->msg, sizeof(err->msg), "no %s comment in "
+			    "the signature armor", armor_keys[0].name);
+		return PA_ENOTFOUND;
+	}
+	for (k = 0; k < NARMOR_KEYS; k++) {
+		if (val[k] == NULL)
+			return bad(err, "no %s comment in the signature armor",
+			    armor_keys[k].name);
+		if (vlen[k] != strlen(armor_keys[k].want) ||
+		    memcmp(val[k], armor_keys[k].want, vlen[k]) != 0)
+			return bad(err, "%s \"%s\" is not supported (%s is)",
+			    armor_keys[k].what, show(buf, sizeof(buf), val[k],
+			    vlen[k]), armor_keys[k].want);
+	}
+	return 0;
+}
+
+void
+attdoc_init(struct attdoc *d)
+{
+	d->t = NULL;
+	d->n = 0;
+	d->alloc = 0;
+}
+
+void
+attdoc_release(struct attdoc *d)
+{
+	free(d->t);
+	attdoc_init(d);
+}
+
+/* hex32 - 64 lower-case hex digits into 32 bytes; 0 if not exactly that */
+static int
+hex32(unsigned char *out, const char *s, size_t len)
+{
+	size_t i;
+	int hi, lo;
+
+	if (len != 2 * DIGEST_LEN)
+		return 0;
+	for (i = 0; i < len; i += 2) {
+		hi = s[i] >= '0' && s[i] <= '9' ? s[i] - '0' :
+		    s[i] >= 'a' && s[i] <= 'f' ? s[i] - 'a' + 10 : -1;
+		lo = s[i + 1] >= '0' && s[i + 1] <= '9' ? s[i + 1] - '0' :
+		    s[i + 1] >= 'a' && s[i + 1] <= 'f' ? s[i + 1] - 'a' + 10 :
+		    -1;
+		if (hi < 0 || lo < 0)
+			return 0;
+		out[i / 2] = (unsigned char)(hi << 4 | lo);
+	}
+	return 1;
+}
+
+static int
+add_triple(struct attdoc *d, const struct att_triple *t)
+{
+	struct att_triple *nt;
+	size_t alloc;
+
+	if (d->n == d->alloc) {
+		alloc = d->alloc ? d->alloc * 2 : 16;
+		if (alloc > ATTDOC_MAX_BLOCKS)
+			alloc = ATTDOC_MAX_BLOCKS;
+		if ((nt = realloc(d->t, alloc * sizeof(*nt))) == NULL)
+			return PA_ENOMEM;
+		d->t = nt;
+		d->alloc = alloc;
+	}
+	d->t[d->n++] = *t;
+	return 0;
+}
+
+/* end_block - the block of a label is complete: check it and keep it */
+static int
+end_block(struct att_parse *ps)
+{
+	char want[MSGHASH_ATTID_LEN + 1], hi[DIGEST_HEXLEN + 1];
+	char hm[DIGEST_HEXLEN + 1], hp[DIGEST_HEXLEN + 1];
+	char buf[ATT_SHOW_MAX + 4];
+	size_t k;
+
+	if (ps->seen != SEEN_ALL) {
+		for (k = 0; k < NTRIPLE_KEYS; k++)
+			if (!(ps->seen & triple_keys[k].bit))
+				break;
+		return bad(ps->err, "line %zu: block %s has no key %s",
+		    ps->labelline, show(buf, sizeof(buf), ps->label,
+		    strlen(ps->label)), triple_keys[k].name);
+	}
+	digest_hex(hi, ps->cur.i);
+	digest_hex(hm, ps->cur.m);
+	digest_hex(hp, ps->cur.p);
+	snprintf(want, sizeof(want), "%.8s-%.8s-%.8s", hi, hm, hp);
+	if (strcmp(ps->label, want) != 0)
+		return bad(ps->err, "line %zu: label %s does not match its "
+		    "hashes (%s)", ps->labelline, show(buf, sizeof(buf),
+		    ps->label, strlen(ps->label)), want);
+	if (ps->doc->n >= ATTDOC_MAX_BLOCKS)
+		return bad(ps->err, "line %zu: more than %u attestations in "
+		    "one document", ps->labelline, ATTDOC_MAX_BLOCKS);
+	if (add_triple(ps->doc, &ps->cur) != 0) {
+		if (ps->err)
+			snprintf(ps->err->msg, sizeof(ps->err->msg),
+			    "out of memory reading an attestation document");
+		return PA_ENOMEM;
+	}
+	return 0;
+}
+
+/* event - one parser event against the accepted shape */
+static int
+event(struct att_parse *ps, const yaml_event_t *ev)
+{
+	const char *what, *s = NULL;
+	char buf[ATT_SHOW_MAX + 4];
+	size_t line = ev->start_mark.line + 1, n = 0, k;
+	int flow = 0;
+
+	what = (size_t)ev->type < sizeof(yaml_event_names) /
+	    sizeof(yaml_event_names[0]) ? yaml_event_names[ev->type] : "?";
+	/* Aliases, anchors and tags: refused wherever they are. */
+	switch (ev->type) {
+	case YAML_ALIAS_EVENT:
+		return bad(ps->err, "line %zu: YAML aliases are not allowed",
+		    line);
+	case YAML_SCALAR_EVENT:
+		if (ev->data.scalar.anchor || ev->data.scalar.tag)
+			goto decorated;
+		if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+			return bad(ps->err, "line %zu: only plain scalars are "
+			    "allowed", line);
+		s = (const char *)ev->data.scalar.value;
+		n = ev->data.scalar.length;
+		if (n > ATT_SCALAR_MAX)
+			return bad(ps->err, "line %zu: a scalar of %zu bytes "
+			    "(at most %d)", line, n, ATT_SCALAR_MAX);
+		break;
+	case YAML_SEQUENCE_START_EVENT:
+		if (ev->data.sequence_start.anchor ||
+		    ev->data.sequence_start.tag)
+			goto decorated;
+		break;
+	case YAML_MAPPING_START_EVENT:
+		if (ev->data.mapping_start.anchor || ev->data.mapping_start.tag)
+			goto decorated;
+		flow = ev->data.mapping_start.style ==
+		    YAML_FLOW_MAPPING_STYLE;
+		break;
+	case YAML_DOCUMENT_START_EVENT:
+		if (ev->data.document_start.version_directive ||
+		    ev->data.document_start.tag_directives.start !=
+		    ev->data.document_start.tag_directives.end)
+			return bad(ps->err, "line %zu: YAML directives are not "
+			    "allowed", line);
+		if (!ev->data.document_start.implicit)
+			return bad(ps->err, "line %zu: a \"---\" document "
+			    "marker is not allowed", line);
+		break;
+	case YAML_DOCUMENT_END_EVENT:
+		if (!ev->data.document_end.implicit)
+			return bad(ps->err, "line %zu: a \"...\" document "
+			    "marker is not allowed", line);
+		break;
+	default:
+		break;
+	}
+
+	switch (ps->st) {
+	case ST_STREAM:
+		if (ev->type != YAML_STREAM_START_EVENT)
+			break;
+		ps->st = ST_DOC;
+		return 0;
+	case ST_DOC:
+		if (ev->type == YAML_STREAM_END_EVENT)
+			return bad(ps->err, "no attestations");
+		if (ev->type != YAML_DOCUMENT_START_EVENT)
+			break;
+		ps->st = ST_TOP;
+		return 0;
+	case ST_TOP:
+		if (ev->type != YAML_MAPPING_START_EVENT || flow)
+			return bad(ps->err, "line %zu: the text is not a block "
+			    "mapping of attestation IDs", line);
+		ps->st = ST_LABEL;
+		return 0;
+	case ST_LABEL:
+		if (ev->type == YAML_MAPPING_END_EVENT) {
+			ps->st = ST_DOCEND;
+			return 0;
+		}
+		if (ev->type != YAML_SCALAR_EVENT)
+			return bad(ps->err, "line %zu: a %s where an "
+			    "attestation ID belongs", line, what);
+		memcpy(ps->label, s, n);
+		ps->label[n] = '\0';
+		if (strlen(ps->label) != n)
+			return bad(ps->err, "line %zu: a NUL in a label", line);
+		ps->labelline = line;
+		ps->st = ST_BLOCK;
+		return 0;
+	case ST_BLOCK:
+		if (ev->type != YAML_MAPPING_START_EVENT || flow)
+			return bad(ps->err, "line %zu: %s is not a block "
+			    "mapping of i, m and p", line, show(buf,
+			    sizeof(buf), ps->label, strlen(ps->label)));
+		memset(&ps->cur, 0, sizeof(ps->cur));
+		ps->seen = 0;
+		ps->st = ST_KEY;
+		return 0;
+	case ST_KEY:
+		if (ev->type == YAML_MAPPING_END_EVENT) {
+			ps->st = ST_LABEL;
+			return end_block(ps);
+		}
+		if (ev->type != YAML_SCALAR_EVENT)
+			return bad(ps->err, "line %zu: a %s where i, m or p "
+			    "belongs", line, what);
+		for (k = 0; k < NTRIPLE_KEYS; k++)
+			if (strlen(triple_keys[k].name) == n &&
+			    memcmp(triple_keys[k].name, s, n) == 0)
+				break;
+		if (k == NTRIPLE_KEYS)
+			return bad(ps->err, "line %zu: unknown key \"%s\" "
+			    "(only i, m, p)", line, show(buf, sizeof(buf), s,
+			    n));
+		if (ps->seen & triple_keys[k].bit)
+			return bad(ps->err, "line %zu: key %s twice", line,
+			    triple_keys[k].name);
+		ps->seen |= triple_keys[k].bit;
+		ps->key = k;
+		ps->st = ST_VALUE;
+		return 0;
+	case ST_VALUE:
+		if (ev->type != YAML_SCALAR_EVENT)
+			return bad(ps->err, "line %zu: a %s where a hash "
+			    "belongs", line, what);
+		if (!hex32((unsigned char *)&ps->cur +
+		    triple_keys[ps->key].offset, s, n))
+			return bad(ps->err, "line %zu: %s is not 64 lower-case "
+			    "hex digits", line, triple_keys[ps->key].name);
+		ps->st = ST_KEY;
+		return 0;
+	case ST_DOCEND:
+		if (ev->type != YAML_DOCUMENT_END_EVENT)
+			break;
+		ps->st = ST_END;
+		return 0;
+	case ST_END:
+		if (ev->type == YAML_DOCUMENT_START_EVENT)
+			return bad(ps->err, "line %zu: more than one YAML "
+			    "document", line);
+		if (ev->type != YAML_STREAM_END_EVENT)
+			break;
+		ps->st = ST_DONE;
+		return 0;
+	case ST_DONE:
+		break;
+	}
+	return bad(ps->err, "line %zu: unexpected %s", line, what);
+decorated:
+	return bad(ps->err, "line %zu: YAML anchors and tags are not allowed",
+	    line);
+}
+
+static int
+sorted_cmp(const void *a, const void *b)
+{
+	const struct att_triple *x = &((const struct att_sorted *)a)->t;
+	const struct att_triple *y = &((const struct att_sorted *)b)->t;
+	size_t ix, iy;
+	int c;
+
+	/* By label first, so that one label's blocks are neighbours. */
+	if ((c = memcmp(x->i, y->i, 4)) != 0 ||
+	    (c = memcmp(x->m, y->m, 4)) != 0 ||
+	    (c = memcmp(x->p, y->p, 4)) != 0 ||
+	    (c = memcmp(x, y, sizeof(*x))) != 0)
+		return c;
+	ix = ((const struct att_sorted *)a)->idx;
+	iy = ((const struct att_sorted *)b)->idx;
+	return ix < iy ? -1 : ix > iy;
+}
+
+/*
+ * dedupe - a document is a set: drop repeated blocks, keep the order of
+ * first appearance.  One label with two different triples is refused.
+ */
+static int
+dedupe(struct attdoc *d, struct pa_err *err)
+{
+	struct att_sorted *s;
+	unsigned char *drop;
+	char hi[DIGEST_HEXLEN + 1], hm[DIGEST_HEXLEN + 1];
+	char hp[DIGEST_HEXLEN + 1];
+	size_t i, n;
+	int rc = 0;
+
+	if (d->n < 2)
+		return 0;
+	s = calloc(d->n, sizeof(*s));
+	drop = calloc(d->n, 1);
+	if (s == NULL || drop == NULL) {
+		free(s);
+		free(drop);
+		if (err)
+			snprintf(err->msg, sizeof(err->msg),
+			    "out of memory reading an attestation document");
+		return PA_ENOMEM;
+	}
+	for (i = 0; i < d->n; i++) {
+		s[i].t = d->t[i];
+		s[i].idx = i;
+	}
+	qsort(s, d->n, sizeof(*s), sorted_cmp);
+	for (i = 1; i < d->n; i++) {
+		/* Equal blocks sort by place: the first one stays. */
+		if (memcmp(&s[i].t, &s[i - 1].t, sizeof(s[i].t)) == 0) {
+			drop[s[i].idx] = 1;
+			continue;
+		}
+		if (memcmp(s[i].t.i, s[i - 1].t.i, 4) == 0 &&
+		    memcmp(s[i].t.m, s[i - 1].t.m, 4) == 0 &&
+		    memcmp(s[i].t.p, s[i - 1].t.p, 4) == 0) {
+			digest_hex(hi, s[i].t.i);
+			digest_hex(hm, s[i].t.m);
+			digest_hex(hp, s[i].t.p);
+			rc = bad(err, "label %.8s-%.8s-%.8s appears with two "
+			    "different sets of hashes", hi, hm, hp);
+			break;
+		}
+	}
+	if (rc == 0) {
+		for (i = 0, n = 0; i < d->n; i++)
+			if (!drop[i])
+				d->t[n++] = d->t[i];
+		d->n = n;
+	}
+	free(s);
+	free(drop);
+	return rc;
+}
+
+int
+attdoc_parse(struct attdoc *d, const char *text, size_t len,
+    struct pa_err *err)
+{
+	struct att_parse ps;
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	int rc = 0;
+
+	d->n = 0;
+	if (len > ATTDOC_MAX_BYTES)
+		return bad(err, "the signed text of %zu bytes is over the "
+		    "limit of %u", len, ATTDOC_MAX_BYTES);
+	memset(&ps, 0, sizeof(ps));
+	ps.doc = d;
+	ps.err = err;
+	ps.st = ST_STREAM;
+	if (!yaml_parser_initialize(&parser)) {
+		if (err)
+			snprintf(err->msg, sizeof(err->msg),
+			    "out of memory starting the YAML parser");
+		return PA_ENOMEM;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text,
+	    len);
+	/* UTF-8 only: no byte-order mark may switch it to UTF-16. */
+	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
+	while (rc == 0 && ps.st != ST_DONE) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			rc = bad(err, "line %zu: not valid YAML: %s%s%s",
+			    parser.problem_mark.line + 1, parser.problem ?
+			    parser.problem : "parse error", parser.context ?
+			    ", " : "", parser.context ? parser.context : "");
+			break;
+		}
+		rc = event(&ps, &ev);
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	if (rc == 0 && d->n == 0)
+		rc = bad(err, "no attestations");
+	if (rc == 0)
+		rc = dedupe(d, err);
+	if (rc != 0)
+		d->n = 0;
+	return rc;
+}
+
+int
+attdoc_payload(struct sbuf *out, const struct msghash_entry *e, size_t n)
+{
+	char hi[DIGEST_HEXLEN + 1], hm[DIGEST_HEXLEN + 1];
+	char hp[DIGEST_HEXLEN + 1];
+	size_t k;
+
+	if (n == 0)
+		return PA_ENOTFOUND;
+	for (k = 0; k < n; k++) {
+		digest_hex(hi, e[k].i);
+		digest_hex(hm, e[k].m);
+		digest_hex(hp, e[k].p);
+		sbuf_addf(out, "%s%s:\n  i: %s\n  m: %s\n  p: %s",
+		    k ? "\n" : "", e[k].attid, hi, hm, hp);
+	}
+	return sbuf_failed(out);
+}
+
+/*
+ * attdoc_subject - spec 5.3.  The words of the leading bracketed prefixes
+ * (trailing "," and ";" dropped) make one new prefix: PATCH (any case,
+ * also "PATCHv3") becomes PSIGN, the counter "0/N" becomes "X/N"; the
+ * subject text follows.  A subject whose last n/N counter is not 0 is no
+ * cover letter's, and gets the default.
+ */
+int
+attdoc_subject(struct sbuf *out, const char *cover)
+{
+	const char *tok[SUBJ_TOKENS_MAX], *p, *q, *t, *end, *slash;
+	size_t toklen[SUBJ_TOKENS_MAX], ntok = 0, k, n;
+	long counter = -1, expected = 0, a, b;
+	char zero[32];
+
+	if (cover == NULL)
+		return sbuf_addstr(out, "Patch attestation");
+	for (p = cover; *p == ' ' || *p == '\t' || *p == '\r' || *p == '\n';
+	    p++)
+		;
+	while (*p == '[' && (end = strchr(p, ']')) != NULL) {
+		for (q = p + 1; q < end; ) {
+			while (q < end && (*q == ' ' || *q == '\t' ||
+			    *q == '\r' || *q == '\n'))
+				q++;
+			for (n = 0; q + n < end && q[n] != ' ' &&
+			    q[n] != '\t' && q[n] != '\r' && q[n] != '\n'; n++)
+				;
+			if (n == 0)
+				break;
+			t = q;
+			q += n;
+			while (n > 0 && (t[n - 1] == ',' || t[n - 1] == ';'))
+				n--;
+			if (n > 0 && ntok < SUBJ_TOKENS_MAX) {
+				tok[ntok] = t;
+				toklen[ntok++] = n;
+			}
+		}
+		for (p = end + 1; *p == ' ' || *p == '\t' || *p == '\r' ||
+		    *p == '\n'; p++)
+			;
+	}
+	/* The counter: one to three digits, "/", one to three digits. */
+	for (k = 0; k < ntok; k++) {
+		if ((slash = memchr(tok[k], '/', toklen[k])) == NULL)
+			continue;
+		for (q = tok[k], a = 0; q < slash && *q >= '0' && *q <= '9';
+		    q++)
+			a = a * 10 + (*q - '0');
+		if (q != slash || q == tok[k] || q - tok[k] > 3)
+			continue;
+		for (q = slash + 1, b = 0; q < tok[k] + toklen[k] &&
+		    *q >= '0' && *q <= '9'; q++)
+			b = b * 10 + (*q - '0');
+		if (q != tok[k] + toklen[k] || q == slash + 1 ||
+		    q - slash - 1 > 3)
+			continue;
+		counter = a;
+		expected = b;
+	}
+	if (counter != 0)
+		return sbuf_addstr(out, "Patch attestation");
+	snprintf(zero, sizeof(zero), "0/%ld", expected);
+	sbuf_addch(out, '[');
+	for (k = 0; k < ntok; k++) {
+		if (k)
+			sbuf_addch(out, ' ');
+		if (ieq(tok[k], toklen[k], "patch"))
+			sbuf_addstr(out, "PSIGN");
+		else if (toklen[k] > 6 && ieq(tok[k], 6, "patchv") &&
+		    tok[k][6] >= '0' && tok[k][6] <= '9') {
+			sbuf_addstr(out, "PSIGN ");
+			sbuf_add(out, tok[k] + 5, toklen[k] - 5);
+		} else if (toklen[k] == strlen(zero) &&
+		    memcmp(tok[k], zero, toklen[k]) == 0)
+			sbuf_addf(out, "X/%ld", expected);
+		else
+			sbuf_add(out, tok[k], toklen[k]);
+	}
+	sbuf_addch(out, ']');
+	/* The subject text, white space collapsed. */
+	for (n = 1; *p; p++) {
+		if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
+			n = 1;
+			continue;
+		}
+		if (n)
+			sbuf_addch(out, ' ');
+		n = 0;
+		sbuf_addch(out, *p);
+	}
+	return sbuf_failed(out);
+}
+
+/* add_clean - s without control characters (no header injection) */
+static void
+add_clean(struct sbuf *out, const char *s)
+{
+	for (; *s; s++)
+		sbuf_addch(out, (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' :
+		    *s);
+}
+
+/*
+ * add_subject - the Subject field body: words folded before column 78
+ * when all ASCII, else RFC 2047 Q-encoded UTF-8 words of at most 75
+ * bytes, never splitting a character, one per line.
+ */
+static void
+add_subject(struct sbuf *out, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const char *p, *w;
+	size_t col = sizeof("Subject: ") - 1, n, k, cl, enc;
+	int ascii = 1;
+	unsigned char c;
+
+	for (p = s; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			ascii = 0;
+	if (ascii) {
+		for (p = s; *p; p = w) {
+			for (w = p; *w == ' '; w++)
+				;
+			if (*w == '\0')
+				break;
+			for (n = 0; w[n] && w[n] != ' '; n++)
+				;
+			if (p != s && col + 1 + n > HDR_FOLD) {
+				sbuf_addstr(out, "\n");
+				col = 0;
+			}
+			if (p != s) {
+				sbuf_addch(out, ' ');
+				col++;
+			}
+			sbuf_add(out, w, n);
+			col += n;
+			w += n;
+		}
+		return;
+	}
+	for (p = s, k = 0; *p; k++) {
+		if (k)
+			sbuf_addstr(out, "\n ");
+		sbuf_addstr(out, "=?utf-8?q?");
+		enc = 12;	/* "=?utf-8?q?" and "?=" */
+		while (*p) {
+			/* One character: a lead byte and its continuations. */
+			for (cl = 1; p[cl] && ((unsigned char)p[cl] & 0xc0) ==
+			    0x80 && cl < 4; cl++)
+				;
+			for (n = 0, w = p; w < p + cl; w++) {
+				c = (unsigned char)*w;
+				n += c == ' ' || (c > 0x20 && c < 0x7f &&
+				    c != '=' && c != '?' && c != '_') ? 1 : 3;
+			}
+			if (enc + n > 75)
+				break;
+			for (w = p; w < p + cl; w++) {
+				c = (unsigned char)*w;
+				if (c == ' ')
+					sbuf_addch(out, '_');
+				else if (c > 0x20 && c < 0x7f && c != '=' &&
+				    c != '?' && c != '_')
+					sbuf_addch(out, c);
+				else {
+					sbuf_addch(out, '=');
+					sbuf_addch(out, hex[c >> 4]);
+					sbuf_addch(out, hex[c & 15]);
+				}
+			}
+			enc += n;
+			p += cl;
+		}
+		sbuf_addstr(out, "?=");
+	}
+}
+
+int
+attdoc_mail(struct sbuf *out, const char *from, const char *subject,
+    const char *msgid, const char *clearsigned, size_t len)
+{
+	struct sbuf clean;
+	int rc;
+
+	if (from == NULL || from[0] == '\0')
+		from = "<devnull@kernel.org>";
+	sbuf_addstr(out, "From: ");
+	if (strchr(from, '<') == NULL) {
+		sbuf_addch(out, '<');
+		add_clean(out, from);
+		sbuf_addch(out, '>');
+	} else
+		add_clean(out, from);
+	sbuf_addstr(out, "\nTo: <signatures@kernel.org>\nSubject: ");
+	sbuf_init(&clean, out->max);
+	add_clean(&clean, subject ? subject : "Patch attestation");
+	if ((rc = sbuf_failed(&clean)) != 0) {
+		sbuf_release(&clean);
+		return rc;
+	}
+	add_subject(out, clean.buf);
+	sbuf_release(&clean);
+	sbuf_addch(out, '\n');
+	if (msgid && msgid[0]) {
+		sbuf_addstr(out, "Message-Id: ");
+		if (msgid[0] != '<')
+			sbuf_addch(out, '<');
+		add_clean(out, msgid);
+		if (msgid[strlen(msgid) - 1] != '>')
+			sbuf_addch(out, '>');
+		sbuf_addch(out, '\n');
+	}
+	sbuf_addch(out, '\n');
+	sbuf_add(out, clearsigned, len);
+	if (len == 0 || clearsigned[len - 1] != '\n')
+		sbuf_addch(out, '\n');
+	return sbuf_failed(out);
+}

@@ -1,0 +1,1327 @@
+/*
+ * attindex - the persistent index of attestations, on LMDB (see
+ * attindex.h).
+ *
+ * One environment (a directory) with four named databases:
+ *   meta  "schema" -> ATTINDEX_SCHEMA; "mark:<name>" -> mark value
+ *   docs  docid (32 bytes) -> document record (below)
+ *   att   attid (26 characters) -> i|m|p|docid (128 bytes), duplicates
+ *   byi   i (32 bytes) -> m|p|docid (96 bytes), duplicates
+ * Duplicates are sorted and fixed-size (MDB_DUPSORT|MDB_DUPFIXED), so one
+ * attestation ID carries any number of documents and storing a pair twice
+ * is a no-op (MDB_NODUPDATA).
+ *
+ * A document record is a version byte, then fields as tag, length
+ * (LEB128), value.  Unknown tags are skipped.  The record keeps the
+ * document's triples, so a removal finds them without a scan.
+ *
+ * Map size: a new index maps 1 GiB; an existing one what it last had.  A
+ * write that finds the map full aborts the LMDB transaction, doubles the
+ * map (up to 64 GiB), and replays the writes of the caller's transaction
+ * from a journal kept since attindex_begin().  A read transaction that
+ * finds the file grown past its map by another process adopts the new
+ * size.  Resizing needs every transaction of this process ended, so read
+ * transactions hold maplock shared and a resize holds it exclusively.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lmdb.h>
+
+#include "attindex.h"
+#include "sbuf.h"
+
+#define IDX_MAP_INITIAL	((uint64_t)1 << 30)
+#if SIZE_MAX > 0xffffffffu
+#define IDX_MAP_MAX	((uint64_t)64 << 30)
+#else
+#define IDX_MAP_MAX	IDX_MAP_INITIAL		/* no room to grow */
+#endif
+#define IDX_MAXREADERS	512
+#define IDX_MAXDBS	8
+#define IDX_JOURNAL_MAX	((size_t)1 << 30)
+#define IDX_MAX_TRIPLES	(1u << 22)
+#define IDX_MAX_NAME	511		/* longest database name dropped */
+
+#define ATTID_LEN	MSGHASH_ATTID_LEN
+#define ATT_VLEN	128		/* i|m|p|docid */
+#define BYI_VLEN	96		/* m|p|docid */
+#define TRIPLE_LEN	96
+
+#define SCHEMA_KEY	"schema"
+#define MARK_PREFIX	"mark:"
+#define MARK_PREFIX_LEN	5
+
+#define REC_VERSION	1
+enum rec_tag {
+	REC_STATUS = 1,		/* one byte: status_codes[].code */
+	REC_WHEN,		/* 8 bytes, big-endian two's complement */
+	REC_FPR,
+	REC_UIDS,
+	REC_WHERE,
+	REC_MSGID,
+	REC_TRIPLES		/* n * (i|m|p) */
+};
+
+/* Journal operations, replayed in order after the map has grown. */
+enum jop {
+	J_SETUP = 'S',		/* no payload */
+	J_PUT = 'P',		/* docid, record */
+	J_REMOVE = 'R',		/* docid */
+	J_MARKS = 'M'		/* (u8 len, name, u8 len, value)... */
+};
+
+struct attindex {
+	MDB_env			*env;
+	MDB_dbi			 meta, docs, att, byi;
+	MDB_txn			*wtxn;		/* LMDB's, NULL when lost */
+	int			 writable;
+	int			 intxn;		/* between begin and commit */
+	int			 wfailed;	/* a write failed: only abort */
+	int			 rebuilt;	/* setup emptied another schema */
+	pthread_rwlock_t	 maplock;
+	struct sbuf		 journal;	/* the writes since begin */
+	struct sbuf		 rec;		/* encoding scratch */
+	struct sbuf		 scratch;	/* triples of a doc removed */
+	char			 oldstamp[80];
+	char			 path[PATH_MAX];
+};
+
+/* Stable stored codes: the enum may be reordered, the file may not. */
+static const struct {
+	enum pgp_sigstatus	 status;
+	unsigned char		 code;
+} status_codes[] = {
+	{ PGP_SIG_GOOD, 1 },
+	{ PGP_SIG_BAD, 2 },
+	{ PGP_SIG_NOKEY, 3 },
+	{ PGP_SIG_ERROR, 4 },
+};
+
+/* LMDB and system codes in words for a system administrator. */
+static const struct {
+	int		 rc;
+	const char	*text;
+	const char	*hint;
+} idx_errors[] = {
+	{ MDB_VERSION_MISMATCH, "it was made by an incompatible LMDB version",
+	    "remove it and run patchattest index" },
+	{ MDB_INVALID, "data.mdb is not an LMDB file",
+	    "remove it and run patchattest index" },
+	{ MDB_CORRUPTED, "the index file is damaged",
+	    "remove it and run patchattest index" },
+	{ MDB_PANIC, "LMDB hit a fatal error", "restart the program" },
+	{ MDB_READERS_FULL, "too many readers at once (512)", NULL },
+	{ MDB_MAP_FULL, "the index is full", NULL },
+	{ MDB_INCOMPATIBLE, "a database has the wrong kind",
+	    "remove it and run patchattest index" },
+	{ EACCES, "permission denied",
+	    "readers need write access to lock.mdb" },
+	{ EROFS, "read-only file system", NULL },
+	{ ENOSPC, "no space left on the file system", NULL },
+	{ ENOMEM, "out of memory or address space", NULL },
+	{ EAGAIN, "the lock file is busy", NULL },
+};
+
+static void	 idx_err(struct pa_err *, const char *, ...)
+		    __attribute__((format(printf, 2, 3)));
+static void	 idx_mdb_err(const struct attindex *, struct pa_err *,
+		    const char *, int);
+static void	 put_varint(struct sbuf *, uint32_t);
+static size_t	 get_varint(const unsigned char *, size_t, uint32_t *);
+static void	 put_field(struct sbuf *, int, const void *, size_t);
+static int	 rec_encode(struct sbuf *, const struct att_docinfo *,
+		    const struct att_triple *, size_t);
+static int	 rec_decode(const unsigned char *, size_t,
+		    struct att_docinfo *, const unsigned char **, size_t *);
+static void	 make_attid(char *, const unsigned char *,
+		    const unsigned char *, const unsigned char *);
+static void	 sanitize(char *, size_t, const void *, size_t);
+static int	 rbegin(struct attindex *, MDB_txn **, struct pa_err *);
+static void	 rend(struct attindex *, MDB_txn *);
+static int	 wbegin(struct attindex *, struct pa_err *);
+static int	 grow(struct attindex *, struct pa_err *);
+static int	 apply(struct attindex *, int, const unsigned char *, size_t);
+static int	 wapply(struct attindex *, int, const void *, size_t,
+		    struct pa_err *);
+static int	 wcheck(struct attindex *, struct pa_err *);
+static int	 do_setup(struct attindex *, MDB_txn *);
+static int	 drop_all(MDB_txn *, MDB_dbi);
+static int	 do_put(struct attindex *, MDB_txn *, const unsigned char *,
+		    const unsigned char *, size_t);
+static int	 do_remove(struct attindex *, MDB_txn *,
+		    const unsigned char *);
+static int	 do_marks(struct attindex *, MDB_txn *, const unsigned char *,
+		    size_t);
+static int	 reader_setup(struct attindex *, struct pa_err *);
+static int	 lookup(struct attindex *, MDB_dbi, const void *, size_t,
+		    struct att_hit *, size_t, size_t *, struct pa_err *);
+
+static void
+idx_err(struct pa_err *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+/* idx_mdb_err - "WHAT index at PATH: REASON[ (HINT)]" */
+static void
+idx_mdb_err(const struct attindex *h, struct pa_err *err, const char *what,
+    int rc)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(idx_errors) / sizeof(idx_errors[0]); i++)
+		if (idx_errors[i].rc == rc)
+			break;
+	if (i == sizeof(idx_errors) / sizeof(idx_errors[0]))
+		idx_err(err, "%s index at %s: %s", what, h->path,
+		    mdb_strerror(rc));
+	else if (idx_errors[i].hint == NULL ||
+	    (rc == EACCES && h->writable))
+		idx_err(err, "%s index at %s: %s", what, h->path,
+		    idx_errors[i].text);
+	else
+		idx_err(err, "%s index at %s: %s (%s)", what, h->path,
+		    idx_errors[i].text, idx_errors[i].hint);
+}
+
+static void
+put_varint(struct sbuf *sb, uint32_t v)
+{
+	while (v >= 0x80) {
+		sbuf_addch(sb, (int)(v & 0x7f) | 0x80);
+		v >>= 7;
+	}
+	sbuf_addch(sb, (int)v);
+}
+
+/* get_varint - bytes used, or 0 when p does not hold a valid one */
+static size_t
+get_varint(const unsigned char *p, size_t len, uint32_t *v)
+{
+	uint32_t r = 0;
+	size_t i;
+
+	for (i = 0; i < len && i < 5; i++) {
+		if (i == 4 && p[i] > 0x0f)
+			return 0;
+		r |= (uint32_t)(p[i] & 0x7f) << (7 * i);
+		if (!(p[i] & 0x80)) {
+			*v = r;
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+static void
+put_field(struct sbuf *sb, int tag, const void *p, size_t len)
+{
+	sbuf_addch(sb, tag);
+	put_varint(sb, (uint32_t)len);
+	sbuf_add(sb, p, len);
+}
+
+/* rec_encode - the record of a document, appended to sb */
+static int
+rec_encode(struct sbuf *sb, const struct att_docinfo *d,
+    const struct att_triple *t, size_t n)
+{
+	const char *str[] = { d->fpr, d->uids, d->where, d->msgid };
+	const size_t size[] = { sizeof(d->fpr), sizeof(d->uids),
+		sizeof(d->where), sizeof(d->msgid) };
+	unsigned char code = 4, when[8];
+	uint64_t w;
+	size_t i;
+
+	for (i = 0; i < sizeof(status_codes) / sizeof(status_codes[0]); i++)
+		if (status_codes[i].status == d->status)
+			code = status_codes[i].code;
+	w = (uint64_t)(int64_t)d->when;
+	for (i = 0; i < 8; i++)
+		when[i] = (unsigned char)(w >> (56 - 8 * i));
+
+	sbuf_addch(sb, REC_VERSION);
+	put_field(sb, REC_STATUS, &code, 1);
+	put_field(sb, REC_WHEN, when, sizeof(when));
+	for (i = 0; i < 4; i++)
+		if (str[i][0] != '\0')
+			put_field(sb, REC_FPR + (int)i, str[i],
+			    strnlen(str[i], size[i] - 1));
+	sbuf_addch(sb, REC_TRIPLES);
+	put_varint(sb, (uint32_t)(n * TRIPLE_LEN));
+	for (i = 0; i < n; i++) {
+		sbuf_add(sb, t[i].i, 32);
+		sbuf_add(sb, t[i].m, 32);
+		sbuf_add(sb, t[i].p, 32);
+	}
+	return sbuf_failed(sb);
+}
+
+/*
+ * rec_decode - a record into d (when not NULL, docid untouched) and its
+ * triples into *t, *n (when t not NULL).  Returns 0 or -1 when damaged.
+ */
+static int
+rec_decode(const unsigned char *p, size_t len, struct att_docinfo *d,
+    const unsigned char **t, size_t *n)
+{
+	char *str[4] = { NULL };
+	size_t size[4] = { 0 }, off, used, i;
+	uint32_t flen;
+	uint64_t w;
+	int tag;
+
+	if (len < 1 || p[0] != REC_VERSION)
+		return -1;
+	if (d != NULL) {
+		d->status = PGP_SIG_ERROR;
+		d->when = 0;
+		d->fpr[0] = d->uids[0] = d->where[0] = d->msgid[0] = '\0';
+		str[0] = d->fpr, size[0] = sizeof(d->fpr);
+		str[1] = d->uids, size[1] = sizeof(d->uids);
+		str[2] = d->where, size[2] = sizeof(d->where);
+		str[3] = d->msgid, size[3] = sizeof(d->msgid);
+	}
+	if (t != NULL) {
+		*t = NULL;
+		*n = 0;
+	}
+	for (off = 1; off < len; off += flen) {
+		tag = p[off++];
+		if ((used = get_varint(p + off, len - off, &flen)) == 0)
+			return -1;
+		off += used;
+		if (flen > len - off)
+			return -1;
+		switch (tag) {
+		case REC_STATUS:
+			if (flen != 1)
+				return -1;
+			for (i = 0; d != NULL && i < sizeof(status_codes) /
+			    sizeof(status_codes[0]); i++)
+				if (status_codes[i].code == p[off])
+					d->status = status_codes[i].status;
+			break;
+		case REC_WHEN:
+			if (flen != 8)
+				return -1;
+			for (w = 0, i = 0; i < 8; i++)
+				w = w << 8 | p[off + i];
+			if (d != NULL)
+				d->when = (time_t)(int64_t)w;
+			break;
+		case REC_FPR:
+		case REC_UIDS:
+		case REC_WHERE:
+		case REC_MSGID:
+			i = (size_t)(tag - REC_FPR);
+			if (d == NULL)
+				break;
+			if (flen >= size[i])
+				return -1;
+			memcpy(str[i], p + off, flen);
+			str[i][flen] = '\0';
+			break;
+		case REC_TRIPLES:
+			if (flen % TRIPLE_LEN != 0)
+				return -1;
+			if (t != NULL) {
+				*t = p + off;
+				*n = flen / TRIPLE_LEN;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+/* make_attid - "i[:8]-m[:8]-p[:8]" in lower-case hex, not terminated */
+static void
+make_attid(char *out, const unsigned char *i, const unsigned char *m,
+    const unsigned char *p)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *part[3] = { i, m, p };
+	size_t k, j;
+
+	for (k = 0; k < 3; k++) {
+		for (j = 0; j < 4; j++) {
+			*out++ = hex[part[k][j] >> 4];
+			*out++ = hex[part[k][j] & 0xf];
+		}
+		if (k < 2)
+			*out++ = '-';
+	}
+}
+
+/* sanitize - untrusted bytes as a printable string for a message */
+static void
+sanitize(char *out, size_t size, const void *in, size_t len)
+{
+	const unsigned char *s = in;
+	size_t i;
+
+	for (i = 0; i < len && i < size - 1; i++)
+		out[i] = s[i] >= 0x20 && s[i] < 0x7f ? (char)s[i] : '?';
+	out[i] = '\0';
+}
+
+/* rbegin - a read transaction, with maplock held shared until rend() */
+static int
+rbegin(struct attindex *h, MDB_txn **txn, struct pa_err *err)
+{
+	int rc, tries;
+
+	pthread_rwlock_rdlock(&h->maplock);
+	for (tries = 0;; tries++) {
+		rc = mdb_txn_begin(h->env, NULL, MDB_RDONLY, txn);
+		if (rc != MDB_MAP_RESIZED || tries == 3)
+			break;
+		/* Another process grew the file past our map: adopt. */
+		pthread_rwlock_unlock(&h->maplock);
+		pthread_rwlock_wrlock(&h->maplock);
+		rc = mdb_env_set_mapsize(h->env, 0);
+		pthread_rwlock_unlock(&h->maplock);
+		pthread_rwlock_rdlock(&h->maplock);
+		if (rc != 0)
+			break;
+	}
+	if (rc != 0) {
+		pthread_rwlock_unlock(&h->maplock);
+		*txn = NULL;
+		idx_mdb_err(h, err, "cannot read", rc);
+		return PA_ERROR;
+	}
+	return 0;
+}
+
+static void
+rend(struct attindex *h, MDB_txn *txn)
+{
+	mdb_txn_abort(txn);
+	pthread_rwlock_unlock(&h->maplock);
+}
+
+/* wbegin - LMDB's write transaction into h->wtxn */
+static int
+wbegin(struct attindex *h, struct pa_err *err)
+{
+	int rc, tries;
+
+	for (tries = 0;; tries++) {
+		rc = mdb_txn_begin(h->env, NULL, 0, &h->wtxn);
+		if (rc != MDB_MAP_RESIZED || tries == 3)
+			break;
+		pthread_rwlock_wrlock(&h->maplock);
+		rc = mdb_env_set_mapsize(h->env, 0);
+		pthread_rwlock_unlock(&h->maplock);
+		if (rc != 0)
+			break;
+	}
+	if (rc != 0) {
+		h->wtxn = NULL;
+		idx_mdb_err(h, err, "cannot write to", rc);
+		return PA_ERROR;
+	}
+	return 0;
+}
+
+/*
+ * grow - after MDB_MAP_FULL: end LMDB's transaction, double the map, and
+ * redo the journal in a new one, doubling again while it does not fit.
+ */
+static int
+grow(struct attindex *h, struct pa_err *err)
+{
+	const unsigned char *j, *end;
+	MDB_envinfo info;
+	uint64_t size;
+	uint32_t len;
+	int rc;
+
+	for (;;) {
+		if (h->wtxn != NULL)
+			mdb_txn_abort(h->wtxn);
+		h->wtxn = NULL;
+		mdb_env_info(h->env, &info);
+		size = (uint64_t)info.me_mapsize;
+		if (size >= IDX_MAP_MAX) {
+			idx_err(err, "index at %s is full: its map reached "
+			    "%llu MiB", h->path,
+			    (unsigned long long)(size >> 20));
+			return PA_ERROR;
+		}
+		size = size * 2 > IDX_MAP_MAX ? IDX_MAP_MAX : size * 2;
+		pthread_rwlock_wrlock(&h->maplock);
+		rc = mdb_env_set_mapsize(h->env, (size_t)size);
+		pthread_rwlock_unlock(&h->maplock);
+		if (rc != 0) {
+			idx_mdb_err(h, err, "cannot grow", rc);
+			return PA_ERROR;
+		}
+		if (wbegin(h, err) != 0)
+			return PA_ERROR;
+		j = (const unsigned char *)h->journal.buf;
+		end = j + h->journal.len;
+		for (rc = 0; rc == 0 && j < end; j += 5 + len) {
+			memcpy(&len, j + 1, 4);
+			rc = apply(h, j[0], j + 5, len);
+		}
+		if (rc == 0)
+			return 0;
+		if (rc != MDB_MAP_FULL) {
+			idx_mdb_err(h, err, "cannot write to", rc);
+			return PA_ERROR;
+		}
+	}
+}
+
+/* apply - one journal operation in h->wtxn; an LMDB or errno code */
+static int
+apply(struct attindex *h, int op, const unsigned char *p, size_t len)
+{
+	switch (op) {
+	case J_SETUP:
+		return do_setup(h, h->wtxn);
+	case J_PUT:
+		return do_put(h, h->wtxn, p, p + 32, len - 32);
+	case J_REMOVE:
+		return do_remove(h, h->wtxn, p);
+	case J_MARKS:
+		return do_marks(h, h->wtxn, p, len);
+	}
+	return EINVAL;
+}
+
+/* wapply - apply an operation, growing the map as needed; journal it */
+static int
+wapply(struct attindex *h, int op, const void *p, size_t len,
+    struct pa_err *err)
+{
+	unsigned char hdr[5];
+	uint32_t len32 = (uint32_t)len;
+	int rc;
+
+	while ((rc = apply(h, op, p, len)) == MDB_MAP_FULL) {
+		if (grow(h, err) != 0) {
+			h->wfailed = 1;
+			return PA_ERROR;
+		}
+	}
+	if (rc == MDB_NOTFOUND)
+		return PA_ENOTFOUND;		/* nothing changed */
+	if (rc != 0) {
+		h->wfailed = 1;
+		idx_mdb_err(h, err, "cannot write to", rc);
+		return PA_ERROR;
+	}
+	hdr[0] = (unsigned char)op;
+	memcpy(hdr + 1, &len32, 4);
+	sbuf_add(&h->journal, hdr, sizeof(hdr));
+	sbuf_add(&h->journal, p, len);
+	if ((rc = sbuf_failed(&h->journal)) != 0) {
+		h->wfailed = 1;
+		idx_err(err, "index at %s: a write transaction over %zu MiB "
+		    "(commit more often): %s", h->path, IDX_JOURNAL_MAX >> 20,
+		    pa_strerror(rc));
+		return rc;
+	}
+	return 0;
+}
+
+static int
+wcheck(struct attindex *h, struct pa_err *err)
+{
+	if (!h->intxn) {
+		idx_err(err, "index at %s: no write transaction is open",
+		    h->path);
+		return PA_ERROR;
+	}
+	if (h->wfailed || h->wtxn == NULL) {
+		idx_err(err, "index at %s: an earlier write in this "
+		    "transaction failed; abort it", h->path);
+		return PA_ERROR;
+	}
+	return 0;
+}
+
+/*
+ * do_setup - the writer's first transaction: check the schema stamp,
+ * empty an index of another schema, make the databases.
+ */
+static int
+do_setup(struct attindex *h, MDB_txn *txn)
+{
+	static const char stamp[] = ATTINDEX_SCHEMA;
+	MDB_val k, v;
+	MDB_dbi main, meta;
+	MDB_stat st;
+	int rc, same = 0;
+
+	h->rebuilt = 0;
+	snprintf(h->oldstamp, sizeof(h->oldstamp), "%s", "");
+	if ((rc = mdb_dbi_open(txn, NULL, 0, &main)) != 0 ||
+	    (rc = mdb_stat(txn, main, &st)) != 0)
+		return rc;
+	rc = mdb_dbi_open(txn, "meta", 0, &meta);
+	if (rc == 0) {
+		k.mv_data = (void *)SCHEMA_KEY;
+		k.mv_size = sizeof(SCHEMA_KEY) - 1;
+		rc = mdb_get(txn, meta, &k, &v);
+		if (rc == 0) {
+			same = v.mv_size == sizeof(stamp) - 1 &&
+			    memcmp(v.mv_data, stamp, v.mv_size) == 0;
+			sanitize(h->oldstamp, sizeof(h->oldstamp), v.mv_data,
+			    v.mv_size);
+		}
+	}
+	if (rc != 0 && rc != MDB_NOTFOUND && rc != MDB_INCOMPATIBLE)
+		return rc;
+	if (!same && st.ms_entries > 0) {
+		if ((rc = drop_all(txn, main)) != 0)
+			return rc;
+		h->rebuilt = 1;
+	}
+	if ((rc = mdb_dbi_open(txn, "meta", MDB_CREATE, &h->meta)) != 0 ||
+	    (rc = mdb_dbi_open(txn, "docs", MDB_CREATE, &h->docs)) != 0 ||
+	    (rc = mdb_dbi_open(txn, "att",
+	    MDB_CREATE | MDB_DUPSORT | MDB_DUPFIXED, &h->att)) != 0 ||
+	    (rc = mdb_dbi_open(txn, "byi",
+	    MDB_CREATE | MDB_DUPSORT | MDB_DUPFIXED, &h->byi)) != 0)
+		return rc;
+	if (same)
+		return 0;
+	k.mv_data = (void *)SCHEMA_KEY;
+	k.mv_size = sizeof(SCHEMA_KEY) - 1;
+	v.mv_data = (void *)stamp;
+	v.mv_size = sizeof(stamp) - 1;
+	return mdb_put(txn, h->meta, &k, &v, 0);
+}
+
+/* drop_all - delete every named database and every other main key */
+static int
+drop_all(MDB_txn *txn, MDB_dbi main)
+{
+	char name[IDX_MAX_NAME + 1];
+	MDB_cursor *cur;
+	MDB_val k, v;
+	MDB_dbi dbi;
+	int rc;
+
+	/* Start again from the first key after each deletion. */
+	for (;;) {
+		if ((rc = mdb_cursor_open(txn, main, &cur)) != 0)
+			return rc;
+		rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
+		mdb_cursor_close(cur);
+		if (rc == MDB_NOTFOUND)
+			return 0;
+		if (rc != 0)
+			return rc;
+		rc = MDB_INCOMPATIBLE;
+		if (k.mv_size <= IDX_MAX_NAME &&
+		    memchr(k.mv_data, '\0', k.mv_size) == NULL) {
+			memcpy(name, k.mv_data, k.mv_size);
+			name[k.mv_size] = '\0';
+			rc = mdb_dbi_open(txn, name, 0, &dbi);
+		}
+		if (rc == 0)
+			rc = mdb_drop(txn, dbi, 1);
+		else if (rc == MDB_INCOMPATIBLE)	/* a plain key */
+			rc = mdb_del(txn, main, &k, NULL);
+		if (rc != 0)
+			return rc;
+	}
+}
+
+/* do_put - a document: a no-op when stored alike, else replaces it */
+static int
+do_put(struct attindex *h, MDB_txn *txn, const unsigned char *docid,
+    const unsigned char *rec, size_t len)
+{
+	const unsigned char *t;
+	unsigned char val[ATT_VLEN];
+	char attid[ATTID_LEN];
+	MDB_val k, v;
+	size_t n, i;
+	int rc;
+
+	k.mv_data = (void *)docid;
+	k.mv_size = 32;
+	rc = mdb_get(txn, h->docs, &k, &v);
+	if (rc == 0 && v.mv_size == len && memcmp(v.mv_data, rec, len) == 0)
+		return 0;
+	if (rc == 0)
+		rc = do_remove(h, txn, docid);
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		return rc;
+	v.mv_data = (void *)rec;
+	v.mv_size = len;
+	if ((rc = mdb_put(txn, h->docs, &k, &v, 0)) != 0)
+		return rc;
+	if (rec_decode(rec, len, NULL, &t, &n) != 0)
+		return MDB_CORRUPTED;
+	for (i = 0; i < n; i++, t += TRIPLE_LEN) {
+		memcpy(val, t, TRIPLE_LEN);
+		memcpy(val + TRIPLE_LEN, docid, 32);
+		make_attid(attid, t, t + 32, t + 64);
+		k.mv_data = attid;
+		k.mv_size = ATTID_LEN;
+		v.mv_data = val;
+		v.mv_size = ATT_VLEN;
+		rc = mdb_put(txn, h->att, &k, &v, MDB_NODUPDATA);
+		if (rc != 0 && rc != MDB_KEYEXIST)
+			return rc;
+		k.mv_data = (void *)t;
+		k.mv_size = 32;
+		v.mv_data = val + 32;
+		v.mv_size = BYI_VLEN;
+		rc = mdb_put(txn, h->byi, &k, &v, MDB_NODUPDATA);
+		if (rc != 0 && rc != MDB_KEYEXIST)
+			return rc;
+	}
+	return 0;
+}
+
+/* do_remove - a document and its triples; MDB_NOTFOUND when absent */
+static int
+do_remove(struct attindex *h, MDB_txn *txn, const unsigned char *docid)
+{
+	const unsigned char *t;
+	unsigned char val[ATT_VLEN];
+	char attid[ATTID_LEN];
+	MDB_val k, v;
+	size_t n, i;
+	int rc;
+
+	k.mv_data = (void *)docid;
+	k.mv_size = 32;
+	if ((rc = mdb_get(txn, h->docs, &k, &v)) != 0)
+		return rc;
+	/* Data from the map is only valid until the next update: copy. */
+	sbuf_reset(&h->scratch);
+	if (rec_decode(v.mv_data, v.mv_size, NULL, &t, &n) == 0 &&
+	    sbuf_add(&h->scratch, t, n * TRIPLE_LEN) != 0)
+		return ENOMEM;
+	if ((rc = mdb_del(txn, h->docs, &k, NULL)) != 0)
+		return rc;
+	/* An undecodable record only loses its document. */
+	t = (const unsigned char *)h->scratch.buf;
+	n = h->scratch.len / TRIPLE_LEN;
+	for (i = 0; i < n; i++, t += TRIPLE_LEN) {
+		memcpy(val, t, TRIPLE_LEN);
+		memcpy(val + TRIPLE_LEN, docid, 32);
+		make_attid(attid, t, t + 32, t + 64);
+		k.mv_data = attid;
+		k.mv_size = ATTID_LEN;
+		v.mv_data = val;
+		v.mv_size = ATT_VLEN;
+		rc = mdb_del(txn, h->att, &k, &v);
+		if (rc != 0 && rc != MDB_NOTFOUND)
+			return rc;
+		k.mv_data = val;
+		k.mv_size = 32;
+		v.mv_data = val + 32;
+		v.mv_size = BYI_VLEN;
+		rc = mdb_del(txn, h->byi, &k, &v);
+		if (rc != 0 && rc != MDB_NOTFOUND)
+			return rc;
+	}
+	return 0;
+}
+
+/* do_marks - replace every mark by the encoded list p */
+static int
+do_marks(struct attindex *h, MDB_txn *txn, const unsigned char *p,
+    size_t len)
+{
+	char key[MARK_PREFIX_LEN + 256];
+	MDB_cursor *cur;
+	MDB_val k, v;
+	size_t off, nlen, vlen;
+	int rc;
+
+	if ((rc = mdb_cursor_open(txn, h->meta, &cur)) != 0)
+		return rc;
+	for (;;) {
+		k.mv_data = (void *)MARK_PREFIX;
+		k.mv_size = MARK_PREFIX_LEN;
+		rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+		if (rc != 0 || k.mv_size < MARK_PREFIX_LEN ||
+		    memcmp(k.mv_data, MARK_PREFIX, MARK_PREFIX_LEN) != 0)
+			break;
+		if ((rc = mdb_cursor_del(cur, 0)) != 0)
+			break;
+	}
+	mdb_cursor_close(cur);
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		return rc;
+	memcpy(key, MARK_PREFIX, MARK_PREFIX_LEN);
+	for (off = 0; off + 2 <= len; off += 2 + nlen + vlen) {
+		nlen = p[off];
+		vlen = p[off + 1 + nlen];
+		memcpy(key + MARK_PREFIX_LEN, p + off + 1, nlen);
+		k.mv_data = key;
+		k.mv_size = MARK_PREFIX_LEN + nlen;
+		v.mv_data = (void *)(p + off + 2 + nlen);
+		v.mv_size = vlen;
+		if ((rc = mdb_put(txn, h->meta, &k, &v, 0)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* reader_setup - check the stamp and open the databases, read-only */
+static int
+reader_setup(struct attindex *h, struct pa_err *err)
+{
+	static const struct {
+		const char	*name;
+		unsigned	 flags;
+	} dbs[] = {
+		{ "docs", 0 },
+		{ "att", MDB_DUPSORT | MDB_DUPFIXED },
+		{ "byi", MDB_DUPSORT | MDB_DUPFIXED },
+	};
+	MDB_dbi *dbi[] = { &h->docs, &h->att, &h->byi };
+	char have[80];
+	MDB_txn *txn;
+	MDB_val k, v;
+	MDB_dbi main;
+	MDB_stat st;
+	size_t i;
+	int rc;
+
+	if (rbegin(h, &txn, err) != 0)
+		return PA_ERROR;
+	if ((rc = mdb_dbi_open(txn, NULL, 0, &main)) != 0 ||
+	    (rc = mdb_stat(txn, main, &st)) != 0)
+		goto fail;
+	rc = mdb_dbi_open(txn, "meta", 0, &h->meta);
+	if (rc == 0) {
+		k.mv_data = (void *)SCHEMA_KEY;
+		k.mv_size = sizeof(SCHEMA_KEY) - 1;
+		rc = mdb_get(txn, h->meta, &k, &v);
+	}
+	if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE) {
+		rend(h, txn);
+		if (st.ms_entries == 0)
+			idx_err(err, "no index at %s: run patchattest index",
+			    h->path);
+		else
+			idx_err(err, "index at %s has no schema stamp, this "
+			    "program needs %s: run patchattest index", h->path,
+			    ATTINDEX_SCHEMA);
+		return PA_ERROR;
+	}
+	if (rc != 0)
+		goto fail;
+	if (v.mv_size != sizeof(ATTINDEX_SCHEMA) - 1 ||
+	    memcmp(v.mv_data, ATTINDEX_SCHEMA, v.mv_size) != 0) {
+		sanitize(have, sizeof(have), v.mv_data, v.mv_size);
+		rend(h, txn);
+		idx_err(err, "index at %s has schema %s, this program needs "
+		    "%s: run patchattest index", h->path, have,
+		    ATTINDEX_SCHEMA);
+		return PA_ERROR;
+	}
+	for (i = 0; i < sizeof(dbs) / sizeof(dbs[0]); i++) {
+		rc = mdb_dbi_open(txn, dbs[i].name, dbs[i].flags, dbi[i]);
+		if (rc == MDB_NOTFOUND) {
+			rend(h, txn);
+			idx_err(err, "index at %s lacks its %s database: run "
+			    "patchattest index", h->path, dbs[i].name);
+			return PA_ERROR;
+		}
+		if (rc != 0)
+			goto fail;
+	}
+	/* Committing a read transaction keeps its database handles. */
+	rc = mdb_txn_commit(txn);
+	pthread_rwlock_unlock(&h->maplock);
+	if (rc != 0) {
+		idx_mdb_err(h, err, "cannot read", rc);
+		return PA_ERROR;
+	}
+	return 0;
+fail:
+	rend(h, txn);
+	idx_mdb_err(h, err, "cannot read", rc);
+	return PA_ERROR;
+}
+
+int
+attindex_open(struct attindex **hp, const char *path, int writable,
+    struct pa_err *err)
+{
+	struct attindex *h;
+	pthread_rwlockattr_t attr;
+	struct stat sb;
+	char data[PATH_MAX];
+	int rc, newenv = 0;
+
+	*hp = NULL;
+	if (err != NULL)
+		err->msg[0] = '\0';
+	if (strlen(path) + sizeof("/data.mdb") > sizeof(data)) {
+		idx_err(err, "index path too long: %.64s...", path);
+		return PA_ERROR;
+	}
+	snprintf(data, sizeof(data), "%s/data.mdb", path);
+	if (writable && mkdir(path, 0700) != 0 && errno != EEXIST) {
+		idx_err(err, "cannot make index directory %s: %s", path,
+		    strerror(errno));
+		return PA_ERROR;
+	}
+	if (stat(path, &sb) != 0 || stat(data, &sb) != 0) {
+		if (errno != ENOENT) {
+			idx_err(err, "cannot open index at %s: %s", path,
+			    strerror(errno));
+			return PA_ERROR;
+		}
+		if (!writable) {
+			idx_err(err, "no index at %s: run patchattest index",
+			    path);
+			return PA_ERROR;
+		}
+		newenv = 1;
+	}
+
+	if ((h = calloc(1, sizeof(*h))) == NULL) {
+		idx_err(err, "index at %s: %s", path, pa_strerror(PA_ENOMEM));
+		return PA_ENOMEM;
+	}
+	snprintf(h->path, sizeof(h->path), "%s", path);
+	h->writable = writable;
+	sbuf_init(&h->journal, IDX_JOURNAL_MAX);
+	sbuf_init(&h->rec, SBUF_NOMAX);
+	sbuf_init(&h->scratch, SBUF_NOMAX);
+	pthread_rwlockattr_init(&attr);
+#ifdef __GLIBC__
+	/* A resize must not wait behind an endless stream of lookups. */
+	pthread_rwlockattr_setkind_np(&attr,
+	    PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+#endif
+	rc = pthread_rwlock_init(&h->maplock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	if (rc != 0) {
+		free(h);
+		idx_err(err, "index at %s: cannot make a lock", path);
+		return PA_ERROR;
+	}
+	if ((rc = mdb_env_create(&h->env)) != 0) {
+		h->env = NULL;
+		goto fail;
+	}
+	mdb_env_set_maxdbs(h->env, IDX_MAXDBS);
+	mdb_env_set_maxreaders(h->env, IDX_MAXREADERS);
+	/* An existing index keeps the map size it has grown to. */
+	if (newenv)
+		mdb_env_set_mapsize(h->env, (size_t)IDX_MAP_INITIAL);
+	rc = mdb_env_open(h->env, path,
+	    MDB_NOTLS | (writable ? 0 : MDB_RDONLY), 0600);
+	if (rc == ENOENT && !writable) {
+		attindex_close(h);
+		idx_err(err, "no index at %s: run patchattest index", path);
+		return PA_ERROR;
+	}
+	if (rc != 0)
+		goto fail;
+	/* Free the reader slots of processes that died holding them. */
+	mdb_reader_check(h->env, NULL);
+
+	if (!writable) {
+		if (reader_setup(h, err) != 0) {
+			attindex_close(h);
+			return PA_ERROR;
+		}
+		*hp = h;
+		return 0;
+	}
+	if (attindex_begin(h, err) != 0 ||
+	    wapply(h, J_SETUP, "", 0, err) != 0 ||
+	    attindex_commit(h, err) != 0) {
+		attindex_close(h);
+		return PA_ERROR;
+	}
+	if (h->rebuilt && h->oldstamp[0] != '\0')
+		idx_err(err, "index at %s had schema %s; rebuilt empty (run "
+		    "patchattest index to fill it)", path, h->oldstamp);
+	else if (h->rebuilt)
+		idx_err(err, "index at %s had no schema stamp; rebuilt empty "
+		    "(run patchattest index to fill it)", path);
+	*hp = h;
+	return 0;
+fail:
+	idx_mdb_err(h, err, "cannot open", rc);
+	attindex_close(h);
+	return PA_ERROR;
+}
+
+void
+attindex_close(struct attindex *h)
+{
+	if (h == NULL)
+		return;
+	attindex_abort(h);
+	if (h->env != NULL)
+		mdb_env_close(h->env);
+	pthread_rwlock_destroy(&h->maplock);
+	sbuf_release(&h->journal);
+	sbuf_release(&h->rec);
+	sbuf_release(&h->scratch);
+	free(h);
+}
+
+int
+attindex_begin(struct attindex *h, struct pa_err *err)
+{
+	if (!h->writable) {
+		idx_err(err, "index at %s is open read-only", h->path);
+		return PA_ERROR;
+	}
+	if (h->intxn) {
+		idx_err(err, "index at %s: a write transaction is already "
+		    "open", h->path);
+		return PA_ERROR;
+	}
+	if (wbegin(h, err) != 0)
+		return PA_ERROR;
+	sbuf_reset(&h->journal);
+	h->intxn = 1;
+	h->wfailed = 0;
+	return 0;
+}
+
+int
+attindex_commit(struct attindex *h, struct pa_err *err)
+{
+	int rc;
+
+	if ((rc = wcheck(h, err)) != 0) {
+		attindex_abort(h);
+		return rc;
+	}
+	for (;;) {
+		rc = mdb_txn_commit(h->wtxn);
+		h->wtxn = NULL;
+		if (rc != MDB_MAP_FULL)
+			break;
+		if (grow(h, err) != 0) {
+			attindex_abort(h);
+			return PA_ERROR;
+		}
+	}
+	h->intxn = 0;
+	sbuf_reset(&h->journal);
+	if (rc != 0) {
+		idx_mdb_err(h, err, "cannot write to", rc);
+		return PA_ERROR;
+	}
+	return 0;
+}
+
+void
+attindex_abort(struct attindex *h)
+{
+	if (h->wtxn != NULL)
+		mdb_txn_abort(h->wtxn);
+	h->wtxn = NULL;
+	h->intxn = 0;
+	h->wfailed = 0;
+	sbuf_reset(&h->journal);
+}
+
+int
+attindex_put(struct attindex *h, const struct att_docinfo *d,
+    const struct att_triple *t, size_t n, struct pa_err *err)
+{
+	int rc;
+
+	if ((rc = wcheck(h, err)) != 0)
+		return rc;
+	if (n > IDX_MAX_TRIPLES) {
+		idx_err(err, "index at %s: a document with %zu attestations, "
+		    "over the limit of %u", h->path, n, IDX_MAX_TRIPLES);
+		return PA_ETOOBIG;
+	}
+	sbuf_reset(&h->rec);
+	sbuf_add(&h->rec, d->docid, 32);
+	if ((rc = rec_encode(&h->rec, d, t, n)) != 0) {
+		idx_err(err, "index at %s: %s", h->path, pa_strerror(rc));
+		return rc;
+	}
+	return wapply(h, J_PUT, h->rec.buf, h->rec.len, err);
+}
+
+int
+attindex_remove(struct attindex *h, const unsigned char docid[32],
+    struct pa_err *err)
+{
+	int rc;
+
+	if ((rc = wcheck(h, err)) != 0)
+		return rc;
+	return wapply(h, J_REMOVE, docid, 32, err);
+}
+
+int
+attindex_has(struct attindex *h, const unsigned char docid[32])
+{
+	MDB_txn *txn;
+	MDB_val k, v;
+	int rc;
+
+	k.mv_data = (void *)docid;
+	k.mv_size = 32;
+	if (h->intxn) {
+		if (h->wtxn == NULL)
+			return PA_ERROR;
+		rc = mdb_get(h->wtxn, h->docs, &k, &v);
+	} else {
+		if (rbegin(h, &txn, NULL) != 0)
+			return PA_ERROR;
+		rc = mdb_get(txn, h->docs, &k, &v);
+		rend(h, txn);
+	}
+	if (rc == MDB_NOTFOUND)
+		return 0;
+	return rc == 0 ? 1 : PA_ERROR;
+}
+
+int
+attindex_get_marks(struct attindex *h, struct archive_mark *marks,
+    size_t max, size_t *n, struct pa_err *err)
+{
+	MDB_cursor *cur;
+	MDB_txn *txn;
+	MDB_val k, v;
+	size_t nlen;
+	int rc;
+
+	*n = 0;
+	if (h->intxn && wcheck(h, err) != 0)
+		return PA_ERROR;
+	if (h->intxn)
+		txn = h->wtxn;
+	else if (rbegin(h, &txn, err) != 0)
+		return PA_ERROR;
+	if ((rc = mdb_cursor_open(txn, h->meta, &cur)) != 0)
+		goto out;
+	k.mv_data = (void *)MARK_PREFIX;
+	k.mv_size = MARK_PREFIX_LEN;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size < MARK_PREFIX_LEN ||
+		    memcmp(k.mv_data, MARK_PREFIX, MARK_PREFIX_LEN) != 0)
+			break;
+		nlen = k.mv_size - MARK_PREFIX_LEN;
+		if (*n == max) {
+			rc = PA_ETOOBIG;
+			break;
+		}
+		if (nlen >= sizeof(marks->name) ||
+		    v.mv_size >= sizeof(marks->value)) {
+			rc = MDB_CORRUPTED;
+			break;
+		}
+		memcpy(marks[*n].name, (char *)k.mv_data + MARK_PREFIX_LEN,
+		    nlen);
+		marks[*n].name[nlen] = '\0';
+		memcpy(marks[*n].value, v.mv_data, v.mv_size);
+		marks[*n].value[v.mv_size] = '\0';
+		(*n)++;
+	}
+	mdb_cursor_close(cur);
+	if (rc == MDB_NOTFOUND)
+		rc = 0;
+out:
+	if (!h->intxn)
+		rend(h, txn);
+	if (rc == PA_ETOOBIG) {
+		idx_err(err, "index at %s holds more than %zu archive marks",
+		    h->path, max);
+		return PA_ETOOBIG;
+	}
+	if (rc != 0) {
+		idx_mdb_err(h, err, "cannot read", rc);
+		return PA_ERROR;
+	}
+	return 0;
+}
+
+int
+attindex_set_marks(struct attindex *h, const struct archive_mark *marks,
+    size_t n, struct pa_err *err)
+{
+	struct sbuf *sb = &h->rec;
+	size_t i, nlen, vlen;
+	int rc;
+
+	if ((rc = wcheck(h, err)) != 0)
+		return rc;
+	sbuf_reset(sb);
+	for (i = 0; i < n; i++) {
+		nlen = strnlen(marks[i].name, sizeof(marks[i].name));
+		vlen = strnlen(marks[i].value, sizeof(marks[i].value));
+		if (nlen == 0 || nlen == sizeof(marks[i].name) ||
+		    vlen == sizeof(marks[i].value)) {
+			idx_err(err, "index at %s: archive mark %zu has an "
+			    "empty or unterminated name or value", h->path, i);
+			return PA_ERROR;
+		}
+		sbuf_addch(sb, (int)nlen);
+		sbuf_add(sb, marks[i].name, nlen);
+		sbuf_addch(sb, (int)vlen);
+		sbuf_add(sb, marks[i].value, vlen);
+	}
+	if ((rc = sbuf_failed(sb)) != 0) {
+		idx_err(err, "index at %s: %s", h->path, pa_strerror(rc));
+		return rc;
+	}
+	return wapply(h, J_MARKS, sb->buf, sb->len, err);
+}
+
+/* lookup - every duplicate of key in dbi (att or byi) as hits */
+static int
+lookup(struct attindex *h, MDB_dbi dbi, const void *key, size_t klen,
+    struct att_hit *hits, size_t max, size_t *n, struct pa_err *err)
+{
+	const unsigned char *d;
+	struct att_hit *hit;
+	MDB_cursor *cur;
+	MDB_txn *txn;
+	MDB_val k, v, dk, dv;
+	size_t vlen;
+	int rc;
+
+	vlen = dbi == h->att ? ATT_VLEN : BYI_VLEN;
+	if (rbegin(h, &txn, err) != 0)
+		return PA_ERROR;
+	if ((rc = mdb_cursor_open(txn, dbi, &cur)) != 0)
+		goto out;
+	k.mv_data = (void *)key;
+	k.mv_size = klen;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET); rc == 0 && *n < max;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
+		if (v.mv_size != vlen) {
+			rc = MDB_CORRUPTED;
+			break;
+		}
+		d = v.mv_data;
+		hit = &hits[*n];
+		if (dbi == h->att) {
+			memcpy(hit->t.i, d, 32);
+			d += 32;
+		} else
+			memcpy(hit->t.i, key, 32);
+		memcpy(hit->t.m, d, 32);
+		memcpy(hit->t.p, d + 32, 32);
+		dk.mv_data = (void *)(d + 64);
+		dk.mv_size = 32;
+		if ((rc = mdb_get(txn, h->docs, &dk, &dv)) == MDB_NOTFOUND)
+			continue;	/* being removed: not a hit */
+		if (rc != 0)
+			break;
+		memcpy(hit->doc.docid, d + 64, 32);
+		if (rec_decode(dv.mv_data, dv.mv_size, &hit->doc, NULL,
+		    NULL) != 0) {
+			rc = MDB_CORRUPTED;
+			break;
+		}
+		(*n)++;
+	}
+	mdb_cursor_close(cur);
+	if (rc == MDB_NOTFOUND || rc == 0)
+		rc = 0;
+out:
+	rend(h, txn);
+	if (rc != 0) {
+		*n = 0;
+		idx_mdb_err(h, err, "cannot read", rc);
+		return PA_ERROR;
+	}
+	return 0;
+}
+
+int
+attindex_lookup(struct attindex *h, const char *attid, struct att_hit *hits,
+    size_t max, size_t *n, struct pa_err *err)
+{
+	char key[ATTID_LEN];
+	size_t i;
+	int c;
+
+	*n = 0;
+	if (strnlen(attid, ATTID_LEN + 1) != ATTID_LEN || max == 0)
+		return 0;
+	/* Only "xxxxxxxx-xxxxxxxx-xxxxxxxx" can be stored; any case. */
+	for (i = 0; i < ATTID_LEN; i++) {
+		c = (unsigned char)attid[i];
+		if (c >= 'A' && c <= 'F')
+			c += 'a' - 'A';
+		if ((i == 8 || i == 17) ? c != '-' :
+		    !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+			return 0;
+		key[i] = (char)c;
+	}
+	return lookup(h, h->att, key, ATTID_LEN, hits, max, n, err);
+}
+
+int
+attindex_lookup_i(struct attindex *h, const unsigned char i[32],
+    struct att_hit *hits, size_t max, size_t *n, struct pa_err *err)
+{
+	*n = 0;
+	if (max == 0)
+		return 0;
+	return lookup(h, h->byi, i, 32, hits, max, n, err);
+}
+
+int
+attindex_stats(struct attindex *h, size_t *docs, size_t *atts,
+    struct pa_err *err)
+{
+	MDB_stat sd, sa;
+	MDB_txn *txn;
+	int rc;
+
+	*docs = *atts = 0;
+	if (h->intxn && wcheck(h, err) != 0)
+		return PA_ERROR;
+	if (h->intxn)
+		txn = h->wtxn;
+	else if (rbegin(h, &txn, err) != 0)
+		return PA_ERROR;
+	if ((rc = mdb_stat(txn, h->docs, &sd)) == 0 &&
+	    (rc = mdb_stat(txn, h->att, &sa)) == 0) {
+		*docs = sd.ms_entries;
+		*atts = sa.ms_entries;
+	}
+	if (!h->intxn)
+		rend(h, txn);
+	if (rc != 0) {
+		idx_mdb_err(h, err, "cannot read", rc);
+		return PA_ERROR;
+	}
+	return 0;
+}

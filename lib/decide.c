@@ -1,0 +1,461 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "patchattest.h"
+#include "decide.h"
+#include "digest.h"
+#include "mailident.h"
+#include "maildate.h"
+#include "mailmsg.h"
+
+#define MAX_HITS	64
+
+/* SHA-256 of nothing: the p of a patch part without a diff (spec 6.6). */
+static const unsigned char empty_p[32] = {
+	0xe3, 0xb0, 0xc4, 0x42, 0x98, 0xfc, 0x1c, 0x14, 0x9a, 0xfb, 0xf4,
+	0xc8, 0x99, 0x6f, 0xb9, 0x24, 0x27, 0xae, 0x41, 0xe4, 0x64, 0x9b,
+	0x93, 0x4c, 0xa4, 0x95, 0x99, 0x1b, 0x78, 0x52, 0xb8, 0x55,
+};
+
+static const char *const verdict_names[] = {
+	[VERDICT_PASS] = "pass",
+	[VERDICT_STALE] = "stale",
+	[VERDICT_UIDMISMATCH] = "uidmismatch",
+	[VERDICT_UNTRUSTED] = "untrusted",
+	[VERDICT_NOKEY] = "nokey",
+	[VERDICT_FAIL] = "fail",
+	[VERDICT_NONE] = "none",
+	[VERDICT_TEMPERROR] = "temperror",
+};
+
+/* What a key's state means for a signature that checks out. */
+enum reason_detail {
+	DETAIL_NONE,
+	DETAIL_MODEL,		/* append the trust model */
+	DETAIL_KEY		/* append the signing key's fingerprint */
+};
+
+static const struct {
+	enum pgp_keystate	 state;
+	enum verdict		 verdict;
+	const char		*reason;
+	enum reason_detail	 detail;
+} key_verdicts[] = {
+	{ PGP_KEY_TRUSTED, VERDICT_PASS, "", DETAIL_NONE },
+	{ PGP_KEY_UNTRUSTED, VERDICT_UNTRUSTED,
+	    "the signing key is not trusted under trust model ", DETAIL_MODEL },
+	{ PGP_KEY_REVOKED, VERDICT_UNTRUSTED, "the signing key is revoked",
+	    DETAIL_NONE },
+	{ PGP_KEY_EXPIRED, VERDICT_UNTRUSTED, "the signing key has expired",
+	    DETAIL_NONE },
+	{ PGP_KEY_MISSING, VERDICT_NOKEY, "no public key in the keyring for ",
+	    DETAIL_KEY },
+};
+
+struct decider {
+	const struct pa_config	*cfg;
+	struct attindex		*ix;
+	struct pgp		*pgp;
+	struct msghash		 h;
+	struct sbuf		 name, email, work;
+	struct att_hit		 hits[MAX_HITS];
+	/* the message being decided */
+	time_t			 now;
+	time_t			 date;		/* 0: no usable Date */
+	int			 temperror;
+	char			 temperror_why[sizeof(((struct pa_err *)0)->msg)];
+};
+
+/* A verdict in the making: the best one found so far wins. */
+struct candidate {
+	struct decision	 d;
+	int		 set;
+};
+
+int
+decider_new(struct decider **dp, const struct pa_config *cfg,
+    struct attindex *ix, struct pa_err *err)
+{
+	struct decider *d;
+
+	if ((d = calloc(1, sizeof(*d))) == NULL) {
+		snprintf(err->msg, sizeof(err->msg), "%s",
+		    pa_strerror(PA_ENOMEM));
+		return PA_ENOMEM;
+	}
+	if ((d->pgp = pgp_new(cfg->gnupg_home, cfg->trust_model, err)) ==
+	    NULL) {
+		free(d);
+		return PA_ERROR;
+	}
+	d->cfg = cfg;
+	d->ix = ix;
+	msghash_init(&d->h);
+	sbuf_init(&d->name, 4096);
+	sbuf_init(&d->email, 4096);
+	sbuf_init(&d->work, 1 << 16);
+	*dp = d;
+	return 0;
+}
+
+void
+decider_free(struct decider *d)
+{
+	if (d == NULL)
+		return;
+	pgp_free(d->pgp);
+	msghash_release(&d->h);
+	sbuf_release(&d->name);
+	sbuf_release(&d->email);
+	sbuf_release(&d->work);
+	free(d);
+}
+
+const char *
+verdict_name(enum verdict v)
+{
+	if ((size_t)v < sizeof(verdict_names) / sizeof(verdict_names[0]))
+		return verdict_names[v];
+	return "temperror";
+}
+
+/* author - the address of the mail's From, the way git mailinfo reads it */
+static void
+author(struct decider *d, const struct mailmsg *msg)
+{
+	const char *v;
+	size_t len;
+
+	sbuf_reset(&d->email);
+	if ((v = mailmsg_get(msg, "From", &len)) != NULL)
+		mailident_from(&d->name, &d->email, &d->work, v, len, 0);
+}
+
+/* pick_uid - the user ID with the author's address, else the first one */
+static int
+pick_uid(const struct decider *d, const struct pgp_key *key, char *out,
+    size_t size)
+{
+	size_t k;
+
+	for (k = 0; k < key->nuids; k++) {
+		if (d->email.len && strcasecmp(key->addr[k], d->email.buf) == 0) {
+			snprintf(out, size, "%s", key->uid[k]);
+			return 1;
+		}
+	}
+	if (key->nuids)
+		snprintf(out, size, "%s", key->uid[0]);
+	return 0;
+}
+
+static void
+diff_reason(char *out, size_t size, unsigned differs)
+{
+	static const struct {
+		unsigned	 bit;
+		const char	*what;
+	} parts[] = {
+		{ DECIDE_DIFF_I, "author or subject" },
+		{ DECIDE_DIFF_M, "commit message" },
+		{ DECIDE_DIFF_P, "diff" },
+	};
+	size_t k, n = 0;
+
+	for (k = 0; k < sizeof(parts) / sizeof(parts[0]) && n < size; k++)
+		if (differs & parts[k].bit)
+			n += (size_t)snprintf(out + n, size - n, "%s%s",
+			    n ? " and " : "", parts[k].what);
+	if (n < size)
+		snprintf(out + n, size - n, " %s not what was attested",
+		    (differs & (differs - 1)) ? "are" : "is");
+}
+
+static void
+offer(struct candidate *best, const struct decision *d)
+{
+	if (!best->set || d->result < best->d.result) {
+		best->d = *d;
+		best->set = 1;
+	}
+}
+
+/* judge - what one indexed record says about the message's entry e */
+static void
+judge(struct decider *d, const struct msghash_entry *e,
+    const struct att_hit *hit, struct candidate *best)
+{
+	struct decision c;
+	struct pgp_key key;
+	struct pa_err err;
+	size_t k;
+	long days;
+
+	memset(&c, 0, sizeof(c));
+	memcpy(c.attid, e->attid, sizeof(c.attid));
+	snprintf(c.key, sizeof(c.key), "%s", hit->doc.fpr);
+	c.signed_at = hit->doc.when;
+	if (hit->doc.status == PGP_SIG_BAD || hit->doc.status == PGP_SIG_ERROR) {
+		c.result = VERDICT_FAIL;
+		snprintf(c.reason, sizeof(c.reason), "%s",
+		    hit->doc.status == PGP_SIG_BAD ? "the attestation's "
+		    "signature does not verify" : "the attestation's signature "
+		    "cannot be checked");
+		offer(best, &c);
+		return;
+	}
+	c.differs = (memcmp(hit->t.i, e->i, 32) ? DECIDE_DIFF_I : 0) |
+	    (memcmp(hit->t.m, e->m, 32) ? DECIDE_DIFF_M : 0) |
+	    (memcmp(hit->t.p, e->p, 32) ? DECIDE_DIFF_P : 0);
+	if (c.differs) {
+		c.result = VERDICT_FAIL;
+		diff_reason(c.reason, sizeof(c.reason), c.differs);
+		offer(best, &c);
+		return;
+	}
+	if (pgp_key(d->pgp, hit->doc.fpr, d->now, &key, &err) != 0) {
+		d->temperror = 1;
+		snprintf(d->temperror_why, sizeof(d->temperror_why), "%s",
+		    err.msg);
+		return;
+	}
+	if (hit->doc.status == PGP_SIG_NOKEY)
+		key.state = PGP_KEY_MISSING;
+	for (k = 0; key_verdicts[k].state != key.state; k++)
+		;
+	c.result = key_verdicts[k].verdict;
+	if (key.state != PGP_KEY_MISSING)
+		snprintf(c.key, sizeof(c.key), "%s", key.primary);
+	snprintf(c.reason, sizeof(c.reason), "%s%s", key_verdicts[k].reason,
+	    key_verdicts[k].detail == DETAIL_KEY ? hit->doc.fpr :
+	    key_verdicts[k].detail == DETAIL_MODEL ?
+	    config_choice_name("TrustModel", d->cfg->trust_model) : "");
+	if (!pick_uid(d, &key, c.signer, sizeof(c.signer)) &&
+	    c.result == VERDICT_PASS && d->cfg->uid_match == UID_STRICT) {
+		c.result = VERDICT_UIDMISMATCH;
+		snprintf(c.reason, sizeof(c.reason), "no user ID of the signing "
+		    "key has the author's address <%s>", d->email.buf);
+	}
+	if (c.signer[0] == '\0' && hit->doc.uids[0] != '\0')
+		snprintf(c.signer, sizeof(c.signer), "%.*s",
+		    (int)strcspn(hit->doc.uids, "\n"), hit->doc.uids);
+	if (c.result == VERDICT_PASS && d->cfg->staleness_days > 0 &&
+	    d->date != 0 && hit->doc.when != 0 &&
+	    (days = (long)((d->date - hit->doc.when) / 86400)) >
+	    d->cfg->staleness_days) {
+		c.result = VERDICT_STALE;
+		snprintf(c.reason, sizeof(c.reason), "attested %ld days before "
+		    "the mail was sent (StalenessDays %ld)", days,
+		    d->cfg->staleness_days);
+	}
+	offer(best, &c);
+}
+
+/*
+ * look_by_id - every record filed under the attestation IDs of the
+ * message's variants.  A variant with an empty diff attests nothing.
+ */
+static void
+look_by_id(struct decider *d, struct candidate *best)
+{
+	struct pa_err err;
+	size_t k, j, n;
+
+	for (k = 0; k < d->h.n; k++) {
+		if (memcmp(d->h.entry[k].p, empty_p, 32) == 0)
+			continue;
+		if (attindex_lookup(d->ix, d->h.entry[k].attid, d->hits,
+		    MAX_HITS, &n, &err) != 0) {
+			d->temperror = 1;
+			snprintf(d->temperror_why, sizeof(d->temperror_why),
+			    "%s", err.msg);
+			return;
+		}
+		for (j = 0; j < n; j++)
+			judge(d, &d->h.entry[k], &d->hits[j], best);
+	}
+}
+
+/*
+ * look_by_author - without a document for the patch itself: one that a
+ * trusted key signed for the same author and subject and the same commit
+ * message or diff means the other part was changed on the way.
+ */
+static void
+look_by_author(struct decider *d, struct candidate *best)
+{
+	const struct msghash_entry *e;
+	const struct att_hit *hit;
+	struct msghash_entry attested;
+	struct candidate c;
+	struct decision f;
+	struct pa_err err;
+	size_t k, j, n;
+	int same_m, same_p;
+
+	for (k = 0; k < d->h.n; k++) {
+		e = &d->h.entry[k];
+		if (attindex_lookup_i(d->ix, e->i, d->hits, MAX_HITS, &n,
+		    &err) != 0)
+			return;
+		for (j = 0; j < n; j++) {
+			hit = &d->hits[j];
+			same_m = memcmp(hit->t.m, e->m, 32) == 0;
+			same_p = memcmp(hit->t.p, e->p, 32) == 0;
+			if (!same_m && !same_p)
+				continue;	/* another patch, same subject */
+			/* Only a document that would pass speaks for it. */
+			memset(&attested, 0, sizeof(attested));
+			memcpy(attested.i, hit->t.i, 32);
+			memcpy(attested.m, hit->t.m, 32);
+			memcpy(attested.p, hit->t.p, 32);
+			memset(&c, 0, sizeof(c));
+			judge(d, &attested, hit, &c);
+			if (!c.set || c.d.result != VERDICT_PASS)
+				continue;
+			f = c.d;
+			f.result = VERDICT_FAIL;
+			f.differs = (same_m ? 0 : DECIDE_DIFF_M) |
+			    (same_p ? 0 : DECIDE_DIFF_P);
+			memcpy(f.attid, e->attid, sizeof(f.attid));
+			diff_reason(f.reason, sizeof(f.reason), f.differs);
+			offer(best, &f);
+		}
+	}
+}
+
+int
+decide(struct decider *d, const struct mailmsg *msg, time_t now,
+    struct decision *out)
+{
+	struct candidate best;
+	struct pa_err err;
+	const char *v;
+	size_t k, len;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = msghash_compute(&d->h, msg, MSGHASH_VARIANTS, &err);
+	if (rc == PA_ENOMEM) {
+		out->result = VERDICT_TEMPERROR;
+		snprintf(out->reason, sizeof(out->reason), "%s", err.msg);
+		return 0;
+	}
+	if (rc != 0)
+		return PA_ENOPATCH;
+	for (k = 0; k < d->h.n; k++)
+		if (memcmp(d->h.entry[k].p, empty_p, 32) != 0)
+			break;
+	if (k == d->h.n)
+		return PA_ENOPATCH;	/* a cover letter's diffstat, no diff */
+
+	d->now = now;
+	d->date = 0;
+	if ((v = mailmsg_get(msg, "Date", &len)) != NULL &&
+	    maildate_parse(v, len, &d->date) != 0)
+		d->date = 0;
+	d->temperror = 0;
+	author(d, msg);
+
+	memset(&best, 0, sizeof(best));
+	look_by_id(d, &best);
+	if (!best.set && !d->temperror)
+		look_by_author(d, &best);
+	if (best.set && (best.d.result == VERDICT_PASS || !d->temperror))
+		*out = best.d;
+	else if (d->temperror) {
+		out->result = VERDICT_TEMPERROR;
+		snprintf(out->reason, sizeof(out->reason), "%s",
+		    d->temperror_why);
+	} else {
+		out->result = VERDICT_NONE;
+	}
+	if (out->attid[0] == '\0')
+		memcpy(out->attid, d->h.entry[0].attid, sizeof(out->attid));
+	return 0;
+}
+
+/* quoted - a quoted-string: backslash before " and \, controls dropped */
+static void
+quoted(struct sbuf *out, const char *s)
+{
+	sbuf_addch(out, '"');
+	for (; *s; s++) {
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			continue;
+		if (*s == '"' || *s == '\\')
+			sbuf_addch(out, '\\');
+		sbuf_addch(out, *s);
+	}
+	sbuf_addch(out, '"');
+}
+
+int
+decision_header(const struct decision *d, struct sbuf *out)
+{
+	struct sbuf item;
+	struct tm tm;
+	char date[16];
+	size_t col;
+	int first = 1, i;
+
+	sbuf_init(&item, 1024);
+	/* "X-Patch-Attested: " is 18 columns */
+	col = 18;
+	for (i = 0; i < 6; i++) {
+		sbuf_reset(&item);
+		switch (i) {
+		case 0:
+			sbuf_addstr(&item, verdict_name(d->result));
+			break;
+		case 1:
+			if (d->attid[0])
+				sbuf_addf(&item, "attid=%s", d->attid);
+			break;
+		case 2:
+			if (d->signer[0]) {
+				sbuf_addstr(&item, "signer=");
+				quoted(&item, d->signer);
+			}
+			break;
+		case 3:
+			if (d->key[0])
+				sbuf_addf(&item, "key=%s", d->key);
+			break;
+		case 4:
+			if (d->signed_at && gmtime_r(&d->signed_at, &tm)) {
+				strftime(date, sizeof(date), "%Y-%m-%d", &tm);
+				sbuf_addf(&item, "signed=%s", date);
+			}
+			break;
+		default:
+			if (d->reason[0]) {
+				sbuf_addstr(&item, "reason=");
+				quoted(&item, d->reason);
+			}
+			break;
+		}
+		if (item.len == 0)
+			continue;
+		if (!first) {
+			/* Fold before an item that would pass column 78. */
+			if (col + 2 + item.len > 78) {
+				sbuf_addstr(out, ";\n\t");
+				col = 8;
+			} else {
+				sbuf_addstr(out, "; ");
+				col += 2;
+			}
+		}
+		sbuf_add(out, item.buf, item.len);
+		col += item.len;
+		first = 0;
+	}
+	sbuf_release(&item);
+	return sbuf_failed(out);
+}

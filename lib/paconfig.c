@@ -1,0 +1,468 @@
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "paconfig.h"
+#include "patchattest.h"
+#include "sbuf.h"
+
+#define CONFIG_NAME_MAX	32	/* longest key name the hints compare */
+#define CONFIG_HINT	2	/* largest edit distance worth a hint */
+#define CONFIG_SHOW	64	/* bytes of a bad value quoted in a message */
+
+/* CONFIG_CHOICE values are stored through an int pointer. */
+_Static_assert(sizeof(enum archive_type) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum trust_model) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum uid_match) == sizeof(int), "enum size");
+
+/* Word order is the enum order of paconfig.h. */
+static const char *const archive_types[] = {
+	"auto", "public-inbox", "maildir", "mbox", NULL
+};
+static const char *const trust_models[] = { "gpg", "tofu", "keyring", NULL };
+static const char *const uid_matches[] = { "loose", "strict", NULL };
+
+#define OFF(field)	offsetof(struct pa_config, field)
+
+const struct config_key config_keys[] = {
+	{ "Archive", CONFIG_PATH, NULL, 0, 0, NULL, OFF(archive),
+	    "Signed attestations: a public-inbox mirror folder, a Maildir or "
+	    "an mbox." },
+	{ "ArchiveType", CONFIG_CHOICE, "auto", 0, 0, archive_types,
+	    OFF(archive_type),
+	    "What kind of archive Archive is; auto looks at the path." },
+	{ "IndexPath", CONFIG_PATH, "/var/lib/patchattest/index", 0, 0, NULL,
+	    OFF(index_path),
+	    "Where patchattest index keeps the attestations found in Archive." },
+	{ "GnuPGHome", CONFIG_PATH, NULL, 0, 0, NULL, OFF(gnupg_home),
+	    "GnuPG home with the signers' public keys; unset: GnuPG's own "
+	    "default." },
+	{ "TrustModel", CONFIG_CHOICE, "gpg", 0, 0, trust_models,
+	    OFF(trust_model),
+	    "Trusted keys: gpg (valid ones), tofu (trust on first use), "
+	    "keyring (all)." },
+	{ "UIDMatch", CONFIG_CHOICE, "loose", 0, 0, uid_matches, OFF(uid_match),
+	    "loose: any trusted signer; strict: a user ID has the author's "
+	    "address." },
+	{ "StalenessDays", CONFIG_INT, "30", 0, 36500, NULL,
+	    OFF(staleness_days),
+	    "Days an attestation may predate the mail it covers; 0: no limit." },
+};
+
+#define NKEYS	(sizeof(config_keys) / sizeof(config_keys[0]))
+
+const size_t config_nkeys = NKEYS;
+
+/* What the sample configuration shows for a key without a default. */
+static const char *const config_placeholder[] = {
+	[CONFIG_PATH] = "PATH",
+	[CONFIG_INT] = "NUMBER",
+	[CONFIG_CHOICE] = "WORD",
+};
+
+/* The file being read: where problems go and what to prefix them with. */
+struct config_file {
+	const char	*path;
+	unsigned long	 lineno;	/* 0: about the whole file */
+	struct sbuf	*problems;
+	int		 nproblems;
+	int		 nomem;
+};
+
+enum { LINE_OK, LINE_NUL, LINE_LONG };
+
+static struct sbuf *config_problem(struct config_file *);
+static int	config_isspace(int);
+static char	*config_skipspace(char *);
+static const struct config_key *config_find(const char *);
+static size_t	config_distance(const char *, const char *);
+static int	config_number(const char *, long *);
+static int	config_unquote(char *, const struct config_key *,
+		    struct config_file *);
+static void	config_set(struct pa_config *, const struct config_key *,
+		    const char *, struct config_file *);
+static void	config_line(struct pa_config *, char *, struct config_file *,
+		    unsigned long *);
+static int	config_getline(FILE *, char *, size_t, int *);
+
+/* config_problem - count a problem and start its "PATH:LINE: " line */
+static struct sbuf *
+config_problem(struct config_file *cf)
+{
+	cf->nproblems++;
+	if (cf->lineno)
+		sbuf_addf(cf->problems, "%s:%lu: ", cf->path, cf->lineno);
+	else
+		sbuf_addf(cf->problems, "%s: ", cf->path);
+	return cf->problems;
+}
+
+static int
+config_isspace(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+static char *
+config_skipspace(char *s)
+{
+	while (config_isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+static const struct config_key *
+config_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NKEYS; i++)
+		if (strcasecmp(name, config_keys[i].name) == 0)
+			return &config_keys[i];
+	return NULL;
+}
+
+/* config_distance - Levenshtein distance ignoring case, capped past a hint */
+static size_t
+config_distance(const char *a, const char *b)
+{
+	size_t row[CONFIG_NAME_MAX + 1], la, lb, i, j, diag, up, best;
+
+	la = strlen(a);
+	lb = strlen(b);
+	if (lb > CONFIG_NAME_MAX || (la > lb ? la - lb : lb - la) > CONFIG_HINT)
+		return CONFIG_HINT + 1;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		diag = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			up = row[j];
+			best = diag + (tolower((unsigned char)a[i - 1]) !=
+			    tolower((unsigned char)b[j - 1]));
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* config_number - a whole decimal: 0, -1 when not a number, 1 when too big */
+static int
+config_number(const char *s, long *np)
+{
+	char *end;
+
+	/* strtol() alone would take leading blanks and an empty number. */
+	if (!isdigit((unsigned char)s[*s == '-' || *s == '+']))
+		return -1;
+	errno = 0;
+	*np = strtol(s, &end, 10);
+	if (*end != '\0')
+		return -1;
+	return errno == ERANGE ? 1 : 0;
+}
+
+/*
+ * config_unquote - turn the value text s into the value, in place: a
+ * double-quoted string loses its quotes and escapes, other text its
+ * comment and trailing white space.  0, or -1 after reporting why not.
+ */
+static int
+config_unquote(char *s, const struct config_key *k, struct config_file *cf)
+{
+	char *r, *w, *end;
+
+	if (*s != '"') {
+		for (r = s; *r != '\0'; r++)
+			if (*r == '#' && (r == s || config_isspace((unsigned char)r[-1])))
+				break;
+		while (r > s && config_isspace((unsigned char)r[-1]))
+			r--;
+		*r = '\0';
+		return 0;
+	}
+	for (r = s + 1, w = s; *r != '"'; *w++ = *r++) {
+		if (*r == '\0') {
+			sbuf_addf(config_problem(cf),
+			    "%s: unterminated quoted value\n", k->name);
+			return -1;
+		}
+		if (*r == '\\' && *++r != '"' && *r != '\\') {
+			sbuf_addf(config_problem(cf), "%s: bad escape in "
+			    "quoted value (only \\\" and \\\\)\n", k->name);
+			return -1;
+		}
+	}
+	*w = '\0';
+	end = config_skipspace(++r);
+	if (*end != '\0' && (*end != '#' || end == r)) {
+		sbuf_addf(config_problem(cf),
+		    "%s: text after the closing quote\n", k->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* config_set - store value (non-empty) in key k's field; problems go to cf */
+static void
+config_set(struct pa_config *cfg, const struct config_key *k,
+    const char *value, struct config_file *cf)
+{
+	char *field = (char *)cfg + k->offset, *p;
+	struct sbuf *sb;
+	long n;
+	size_t i;
+
+	switch (k->type) {
+	case CONFIG_PATH:
+		if ((p = strdup(value)) == NULL) {
+			cf->nomem = 1;
+			return;
+		}
+		free(*(char **)(void *)field);
+		*(char **)(void *)field = p;
+		return;
+	case CONFIG_INT:
+		switch (config_number(value, &n)) {
+		case 0:
+			if (n >= k->min && n <= k->max) {
+				*(long *)(void *)field = n;
+				return;
+			}
+			/* FALLTHROUGH */
+		case 1:
+			sbuf_addf(config_problem(cf), "%s: \"%.*s\" is out "
+			    "of bounds %ld..%ld\n", k->name, CONFIG_SHOW, value,
+			    k->min, k->max);
+			break;
+		default:
+			sbuf_addf(config_problem(cf), "%s: \"%.*s\" is not "
+			    "a whole number\n", k->name, CONFIG_SHOW, value);
+			break;
+		}
+		return;
+	case CONFIG_CHOICE:
+		for (i = 0; k->choices[i] != NULL; i++)
+			if (strcasecmp(value, k->choices[i]) == 0) {
+				*(int *)(void *)field = (int)i;
+				return;
+			}
+		sb = config_problem(cf);
+		sbuf_addf(sb, "%s: \"%.*s\" is not one of ", k->name,
+		    CONFIG_SHOW, value);
+		for (i = 0; k->choices[i] != NULL; i++)
+			sbuf_addf(sb, "%s%s", i ? ", " : "", k->choices[i]);
+		sbuf_addch(sb, '\n');
+		break;
+	}
+}
+
+/* config_line - one line of a file; seen[] has the line of each key so far */
+static void
+config_line(struct pa_config *cfg, char *line, struct config_file *cf,
+    unsigned long *seen)
+{
+	const struct config_key *k, *hint = NULL;
+	char *name, *value, *p;
+	size_t i, d, best = CONFIG_HINT + 1;
+
+	name = config_skipspace(line);
+	if (*name == '\0' || *name == '#')
+		return;
+	for (p = name; *p != '\0' && !config_isspace((unsigned char)*p); p++)
+		;
+	value = config_skipspace(p);
+	*p = '\0';
+	if ((k = config_find(name)) == NULL) {
+		for (i = 0; i < NKEYS; i++)
+			if ((d = config_distance(name, config_keys[i].name)) <
+			    best) {
+				best = d;
+				hint = &config_keys[i];
+			}
+		sbuf_addf(config_problem(cf), "unknown key \"%.*s\"%s%s%s\n",
+		    CONFIG_SHOW, name, hint ? " (did you mean " : "",
+		    hint ? hint->name : "", hint ? "?)" : "");
+		return;
+	}
+	i = (size_t)(k - config_keys);
+	if (seen[i]) {
+		sbuf_addf(config_problem(cf), "%s given twice (first on line "
+		    "%lu)\n", k->name, seen[i]);
+		return;
+	}
+	seen[i] = cf->lineno;
+	if (config_unquote(value, k, cf) != 0)
+		return;
+	if (*value == '\0')
+		sbuf_addf(config_problem(cf), "%s: missing value\n", k->name);
+	else
+		config_set(cfg, k, value, cf);
+}
+
+/*
+ * config_getline - the next line into buf without its newline; 0 at the
+ * end of the file.  *bad is LINE_NUL or LINE_LONG for a line not to use.
+ */
+static int
+config_getline(FILE *fp, char *buf, size_t size, int *bad)
+{
+	size_t len = 0;
+	int c;
+
+	*bad = LINE_OK;
+	while ((c = getc(fp)) != EOF && c != '\n') {
+		if (c == '\0' && *bad == LINE_OK)
+			*bad = LINE_NUL;
+		else if (len == size - 1 && *bad == LINE_OK)
+			*bad = LINE_LONG;
+		else if (len < size - 1)
+			buf[len++] = (char)c;
+	}
+	buf[len] = '\0';
+	return c != EOF || len > 0 || *bad != LINE_OK;
+}
+
+/* config_init - the defaults, each read as the line "Key default" */
+int
+config_init(struct pa_config *cfg)
+{
+	static const struct pa_config zero;
+	struct config_file cf = { "(default)", 0, NULL, 0, 0 };
+	unsigned long seen[NKEYS] = { 0 };
+	struct sbuf discard;
+	char line[CONFIG_LINE_MAX + 1];
+	size_t i;
+
+	*cfg = zero;
+	sbuf_init(&discard, 1024);
+	cf.problems = &discard;
+	for (i = 0; i < NKEYS; i++)
+		if (config_keys[i].def != NULL) {
+			snprintf(line, sizeof(line), "%s %s",
+			    config_keys[i].name, config_keys[i].def);
+			config_line(cfg, line, &cf, seen);
+		}
+	sbuf_release(&discard);
+	return cf.nomem ? PA_ENOMEM : cf.nproblems ? PA_ECONFIG : 0;
+}
+
+void
+config_release(struct pa_config *cfg)
+{
+	char **p;
+	size_t i;
+
+	for (i = 0; i < NKEYS; i++)
+		if (config_keys[i].type == CONFIG_PATH) {
+			p = (char **)(void *)((char *)cfg +
+			    config_keys[i].offset);
+			free(*p);
+			*p = NULL;
+		}
+}
+
+int
+config_load(struct pa_config *cfg, const char *path, struct sbuf *problems)
+{
+	struct pa_config fresh;
+	struct config_file cf = { path, 0, problems, 0, 0 };
+	unsigned long seen[NKEYS] = { 0 };
+	char line[CONFIG_LINE_MAX + 1];
+	FILE *fp;
+	int bad, rc, e;
+
+	if ((rc = config_init(&fresh)) != 0) {
+		config_release(&fresh);
+		return rc;
+	}
+	if ((fp = fopen(path, "r")) == NULL) {
+		e = errno;
+		sbuf_addf(config_problem(&cf), "cannot open: %s\n",
+		    strerror(e));
+		config_release(&fresh);
+		return PA_ECONFIG;
+	}
+	while (!cf.nomem && config_getline(fp, line, sizeof(line), &bad)) {
+		cf.lineno++;
+		if (bad == LINE_NUL)
+			sbuf_addstr(config_problem(&cf), "NUL byte in line\n");
+		else if (bad == LINE_LONG)
+			sbuf_addf(config_problem(&cf), "line longer than %d "
+			    "bytes\n", CONFIG_LINE_MAX);
+		else
+			config_line(&fresh, line, &cf, seen);
+	}
+	if (ferror(fp)) {
+		e = errno;
+		cf.lineno = 0;
+		sbuf_addf(config_problem(&cf), "cannot read: %s\n",
+		    strerror(e));
+	}
+	fclose(fp);
+	if (cf.nomem || cf.nproblems) {
+		config_release(&fresh);
+		return cf.nomem ? PA_ENOMEM : PA_ECONFIG;
+	}
+	config_release(cfg);
+	*cfg = fresh;
+	return 0;
+}
+
+const char *
+config_choice_name(const char *key, int value)
+{
+	const struct config_key *k;
+	int i;
+
+	if ((k = config_find(key)) == NULL || k->type != CONFIG_CHOICE)
+		return NULL;
+	for (i = 0; k->choices[i] != NULL && i != value; i++)
+		;
+	return k->choices[i];	/* NULL past the last word */
+}
+
+int
+config_write_sample(FILE *fp)
+{
+	const struct config_key *k;
+	size_t j;
+
+	fputs("# patchattest.conf - settings of patchattest and "
+	    "patchattest-milter.\n"
+	    "# Made from the key table of lib/paconfig.c.  One \"Key value\" "
+	    "a line, keys\n"
+	    "# in any case; \"#\" starts a comment; double quotes keep spaces "
+	    "and \"#\".\n"
+	    "# \"# Key value\" shows a default; \"#Key VALUE\" needs a value "
+	    "to be used.\n", fp);
+	for (k = config_keys; k < config_keys + NKEYS; k++) {
+		fprintf(fp, "\n# %s\n", k->doc);
+		if (k->type == CONFIG_INT)
+			fprintf(fp, "# From %ld to %ld.\n", k->min, k->max);
+		if (k->type == CONFIG_CHOICE) {
+			fputs("# One of:", fp);
+			for (j = 0; k->choices[j] != NULL; j++)
+				fprintf(fp, " %s", k->choices[j]);
+			fputs(".\n", fp);
+		}
+		if (k->def)
+			fprintf(fp, "# %s %s\n", k->name, k->def);
+		else
+			fprintf(fp, "#%s %s\n", k->name,
+			    config_placeholder[k->type]);
+	}
+	return ferror(fp) ? PA_ERROR : 0;
+}

@@ -1,0 +1,98 @@
+/*
+ * paconfig - the configuration file shared by patchattest and
+ * patchattest-milter: "Key value" lines, "#" comments, keys in any case.
+ * (Not "config.h": that name belongs to autoconf's generated header.)
+ *
+ * Every key is one row of config_keys[]: name, type, default, bounds or
+ * choices, a one-line description.  The parser, the sample configuration
+ * and the manual page are all made from that table.
+ *
+ * File syntax: one "Key value" per line; "#" at the start of a line or
+ * after white space starts a comment; blank lines are ignored.  The value
+ * is the rest of the line without surrounding white space, or a string in
+ * double quotes (keeping spaces and "#"; \" and \\ are the escapes).
+ * Lines are at most CONFIG_LINE_MAX bytes.
+ *
+ * Lifecycle: config_init() fills in the defaults; config_load() reads a
+ * file over them; config_release() frees the strings.  The struct owns
+ * its strings.  A struct pa_config is read-only once loaded and may be
+ * shared by threads.
+ *
+ * config_init() returns 0, or PA_ENOMEM with the string fields it could
+ * not fill left NULL (config_release() is still safe).  config_load()
+ * returns 0, or PA_ECONFIG with every problem found, one "FILE:LINE:
+ * message" line each, appended to problems; PA_ENOMEM when memory ran
+ * out.  On failure the struct keeps its previous values: the file is read
+ * into a fresh struct that replaces the old one only on success.
+ */
+#ifndef PA_PACONFIG_H
+#define PA_PACONFIG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "sbuf.h"
+
+#define CONFIG_LINE_MAX	4096	/* bytes in a line, newline excluded */
+
+enum archive_type {
+	ARCHIVE_AUTO,		/* decided by what is at the path */
+	ARCHIVE_PUBLICINBOX,	/* public-inbox v1 or v2 git mirror */
+	ARCHIVE_MAILDIR,
+	ARCHIVE_MBOX
+};
+
+enum trust_model {
+	TRUST_GPG,		/* key validity in the GnuPG home: full, ultimate */
+	TRUST_TOFU,		/* GnuPG's trust on first use */
+	TRUST_KEYRING		/* every usable key in the keyring is trusted */
+};
+
+enum uid_match {
+	UID_LOOSE,		/* any trusted signer will do */
+	UID_STRICT		/* a signer user ID carries the author's address */
+};
+
+struct pa_config {
+	char			*archive;	/* path, or NULL */
+	enum archive_type	 archive_type;
+	char			*index_path;
+	char			*gnupg_home;	/* NULL: GnuPG's default */
+	enum trust_model	 trust_model;
+	enum uid_match		 uid_match;
+	long			 staleness_days;	/* 0: no limit */
+};
+
+enum config_type {
+	CONFIG_PATH,		/* char *, owned by the struct */
+	CONFIG_INT,		/* long, within min..max */
+	CONFIG_CHOICE		/* an enum: the index of the word in choices */
+};
+
+struct config_key {
+	const char		*name;
+	enum config_type	 type;
+	const char		*def;		/* default as written in a file */
+	long			 min, max;	/* CONFIG_INT bounds */
+	const char *const	*choices;	/* CONFIG_CHOICE words, NULL-ended */
+	size_t			 offset;	/* into struct pa_config */
+	const char		*doc;		/* one line for the manual */
+};
+
+extern const struct config_key config_keys[];
+extern const size_t config_nkeys;
+
+int	config_init(struct pa_config *);
+void	config_release(struct pa_config *);
+int	config_load(struct pa_config *, const char *path, struct sbuf *problems);
+
+/*
+ * config_choice_name - the word for a CONFIG_CHOICE value of key name (any
+ * case); NULL when there is no such key or word
+ */
+const char *config_choice_name(const char *key, int value);
+
+/* config_write_sample - a commented file with every key at its default */
+int	config_write_sample(FILE *);
+
+#endif

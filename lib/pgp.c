@@ -1,0 +1,909 @@
+/*
+ * pgp.c - OpenPGP through GPGME: verify, clearsign, and the state of
+ * signers' keys from a cached listing of the keyring.
+ *
+ * A struct pgp holds two GPGME contexts on the same home:
+ *
+ *  - ctx signs and verifies.  It runs gpg with --trust-model always: a
+ *    verification here judges only the cryptography, and must neither
+ *    consult nor write the trust database or tofu.db (a write would change
+ *    the stamps below and force a new listing for every message).
+ *  - lctx lists the keyring for pgp_key(), with the trust model that
+ *    gives the facts the configured model needs (table pgp_models).
+ *
+ * GPGME 1.13 and later pass a per-context trust model to gpg (context
+ * flag "trust-model"), so no model needs gpg.conf; but GnuPG has no
+ * context flag for --tofu-default-policy, and b4 ran with "good" as the
+ * default, so the TOFU rule is applied here to the policies gpg lists.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gpgme.h>
+
+#include "patchattest.h"
+#include "pgp.h"
+#include "sbuf.h"
+
+#define PGP_DOC_MAX	(16u << 20)	/* documents and texts to sign */
+#define PGP_KEYS_MAX	1000000		/* keys in one listing */
+#define PGP_COMMENT_MAX	200		/* one armor Comment value */
+#define PGP_COMMENTS_MAX 16
+
+#define SIG_BEGIN	"-----BEGIN PGP SIGNED MESSAGE-----"
+#define ARMOR_BEGIN	"-----BEGIN PGP SIGNATURE-----"
+
+/*
+ * The files whose change means the listing is out of date: keyrings (the
+ * 2.1+ keybox, the legacy keyring, keyboxd's database), the trust
+ * database, the TOFU database, and gpg.conf (its trust model decides the
+ * validities the gpg model reads).
+ */
+static const char *const pgp_stamp_files[] = {
+	"pubring.kbx",
+	"pubring.gpg",
+	"public-keys.d/pubring.db",
+	"trustdb.gpg",
+	"tofu.db",
+	"gpg.conf",
+};
+#define PGP_NSTAMPS	(sizeof(pgp_stamp_files) / sizeof(pgp_stamp_files[0]))
+
+struct pgp_stamp {
+	int		 exists;
+	dev_t		 dev;
+	ino_t		 ino;
+	off_t		 size;
+	struct timespec	 mtime;
+};
+
+/* One fingerprint or key ID of the listing, pointing into keys[key]. */
+struct pgp_ix {
+	const char	*id;		/* upper-case hex, owned by the key */
+	size_t		 key;
+	gpgme_subkey_t	 sub;
+};
+
+struct pgp {
+	gpgme_ctx_t		 ctx;		/* sign, verify */
+	gpgme_ctx_t		 lctx;		/* key listing */
+	enum trust_model	 model;
+	char			*home;		/* resolved, for the stamps */
+	int			 listed;
+	struct pgp_stamp	 stamp[PGP_NSTAMPS];
+	gpgme_key_t		*keys;
+	size_t			 nkeys, akeys;
+	struct pgp_ix		*ix;
+	size_t			 nix;
+};
+
+static int	 trusted_gpg(gpgme_key_t, time_t);
+static int	 trusted_tofu(gpgme_key_t, time_t);
+static int	 trusted_keyring(gpgme_key_t, time_t);
+
+/*
+ * The trust models.  In each, a key is first judged on its own: revoked
+ * (primary key, or the subkey asked about) is REVOKED; expired at `now'
+ * (expiry time set and not after now; primary key or the subkey asked
+ * about) is EXPIRED; disabled, invalid, or without a signing key or
+ * subkey that is neither revoked nor expired at now is UNTRUSTED.
+ * A key that passes is TRUSTED when the model's rule holds:
+ *
+ *  gpg      some user ID that is not revoked has validity full or
+ *           ultimate in the home, as gpg.conf's own trust model computes
+ *           it (b4: TRUST_FULLY or TRUST_ULTIMATE);
+ *  tofu     every user ID that is not revoked has a TOFU policy of good
+ *           or auto, or no TOFU record (first use); auto and first use
+ *           count as good because b4 ran gpg with --tofu-default-policy
+ *           good.  Policies bad, ask (a conflict) and unknown fail it;
+ *  keyring  always: being in the keyring is the trust.
+ */
+static const struct pgp_model {
+	enum trust_model	 model;
+	const char		*gpg_model;	/* listing's --trust-model */
+	gpgme_keylist_mode_t	 extra;		/* more keylist mode bits */
+	int			(*trusted)(gpgme_key_t, time_t);
+} pgp_models[] = {
+	{ TRUST_GPG, NULL, 0, trusted_gpg },
+	{ TRUST_TOFU, "tofu", GPGME_KEYLIST_MODE_WITH_TOFU, trusted_tofu },
+	{ TRUST_KEYRING, "always", 0, trusted_keyring },
+};
+
+static const struct {
+	gpgme_validity_t	 validity;
+	int			 trusted;
+} pgp_validities[] = {
+	{ GPGME_VALIDITY_ULTIMATE, 1 },
+	{ GPGME_VALIDITY_FULL, 1 },
+	{ GPGME_VALIDITY_MARGINAL, 0 },
+	{ GPGME_VALIDITY_NEVER, 0 },
+	{ GPGME_VALIDITY_UNDEFINED, 0 },
+	{ GPGME_VALIDITY_UNKNOWN, 0 },
+};
+
+static const struct {
+	gpgme_tofu_policy_t	 policy;
+	int			 trusted;
+} pgp_tofu_policies[] = {
+	{ GPGME_TOFU_POLICY_NONE, 1 },
+	{ GPGME_TOFU_POLICY_AUTO, 1 },
+	{ GPGME_TOFU_POLICY_GOOD, 1 },
+	{ GPGME_TOFU_POLICY_UNKNOWN, 0 },
+	{ GPGME_TOFU_POLICY_BAD, 0 },
+	{ GPGME_TOFU_POLICY_ASK, 0 },
+};
+
+/*
+ * A signature's status from GPGME, as this module reports it.  Good,
+ * expired-key and revoked-key signatures are all cryptographically good:
+ * the key's state at decision time is pgp_key()'s to judge.  A signature
+ * past its own expiry time is an error, because nothing about the key
+ * would reveal it.
+ */
+static const struct {
+	gpgme_err_code_t	 code;
+	enum pgp_sigstatus	 status;
+	const char		*detail;
+} pgp_sigmap[] = {
+	{ GPG_ERR_NO_ERROR, PGP_SIG_GOOD, "" },
+	{ GPG_ERR_KEY_EXPIRED, PGP_SIG_GOOD, "the signing key has expired" },
+	{ GPG_ERR_CERT_REVOKED, PGP_SIG_GOOD, "the signing key is revoked" },
+	{ GPG_ERR_SIG_EXPIRED, PGP_SIG_ERROR, "the signature has expired" },
+	{ GPG_ERR_BAD_SIGNATURE, PGP_SIG_BAD, "" },
+	{ GPG_ERR_NO_PUBKEY, PGP_SIG_NOKEY, "" },
+};
+
+/*
+ * Errors of a whole verify operation that are the document's fault (so
+ * a PGP_SIG_ERROR result); any other error means GnuPG did not run.
+ */
+static const gpgme_err_code_t pgp_doc_errors[] = {
+	GPG_ERR_NO_DATA, GPG_ERR_BAD_DATA, GPG_ERR_INV_DATA,
+	GPG_ERR_INV_ARMOR, GPG_ERR_CHECKSUM, GPG_ERR_INV_PACKET,
+	GPG_ERR_UNKNOWN_PACKET, GPG_ERR_TRUNCATED, GPG_ERR_BAD_SIGNATURE,
+	GPG_ERR_SIG_CLASS, GPG_ERR_DIGEST_ALGO, GPG_ERR_PUBKEY_ALGO,
+	GPG_ERR_UNSUPPORTED_ALGORITHM,
+};
+
+/* Signing errors that mean the key wants a passphrase. */
+static const gpgme_err_code_t pgp_pass_errors[] = {
+	GPG_ERR_NO_PIN_ENTRY, GPG_ERR_NO_PASSPHRASE, GPG_ERR_BAD_PASSPHRASE,
+	GPG_ERR_CANCELED, GPG_ERR_FULLY_CANCELED,
+};
+
+static void	 seterr(struct pa_err *, const char *, ...)
+		    __attribute__((format(printf, 2, 3)));
+static int	 in_codes(gpgme_err_code_t, const gpgme_err_code_t *, size_t);
+static const struct pgp_model *model_of(enum trust_model);
+static gpgme_ctx_t ctx_new(const char *, const char *, gpgme_keylist_mode_t,
+		    struct pa_err *);
+static void	 stamps_take(const struct pgp *, struct pgp_stamp *);
+static int	 stamps_same(const struct pgp_stamp *,
+		    const struct pgp_stamp *);
+static void	 cache_clear(struct pgp *);
+static int	 cache_list(struct pgp *, struct pa_err *);
+static int	 ix_cmp(const void *, const void *);
+static int	 norm_id(char *, size_t, const char *);
+static int	 expired(gpgme_subkey_t, time_t);
+static int	 usable_signer(gpgme_key_t, time_t);
+static void	 key_uids(gpgme_key_t, struct pgp_key *);
+static int	 copy_text(char *, size_t, const char *);
+static const char *line_after(const char *, size_t, size_t, const char *);
+
+static void
+seterr(struct pa_err *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+static int
+in_codes(gpgme_err_code_t code, const gpgme_err_code_t *codes, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (codes[i] == code)
+			return 1;
+	return 0;
+}
+
+static const struct pgp_model *
+model_of(enum trust_model model)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(pgp_models) / sizeof(pgp_models[0]); i++)
+		if (pgp_models[i].model == model)
+			return &pgp_models[i];
+	return NULL;
+}
+
+int
+pgp_global_init(struct pa_err *err)
+{
+	gpgme_engine_info_t info;
+	gpgme_error_t e;
+	const char *loc;
+
+	if (gpgme_check_version("1.13.0") == NULL) {
+		seterr(err, "GPGME %s is too old (1.13 or later is needed)",
+		    gpgme_check_version(NULL));
+		return PA_ERROR;
+	}
+	/* gpg's messages in the process's language; nothing parses them. */
+	if ((loc = setlocale(LC_CTYPE, NULL)) != NULL)
+		gpgme_set_locale(NULL, LC_CTYPE, loc);
+#ifdef LC_MESSAGES
+	if ((loc = setlocale(LC_MESSAGES, NULL)) != NULL)
+		gpgme_set_locale(NULL, LC_MESSAGES, loc);
+#endif
+	if ((e = gpgme_engine_check_version(GPGME_PROTOCOL_OpenPGP)) != 0) {
+		const char *path = "gpg";
+
+		if (gpgme_get_engine_info(&info) == 0)
+			for (; info; info = info->next)
+				if (info->protocol == GPGME_PROTOCOL_OpenPGP &&
+				    info->file_name)
+					path = info->file_name;
+		seterr(err, "GnuPG (%s) cannot be used: %s; install gnupg "
+		    "2.2 or later", path, gpgme_strerror(e));
+		return PA_ERROR;
+	}
+	return 0;
+}
+
+/* ctx_new - an OpenPGP context on home, offline, local keys only */
+static gpgme_ctx_t
+ctx_new(const char *home, const char *gpg_model, gpgme_keylist_mode_t extra,
+    struct pa_err *err)
+{
+	gpgme_ctx_t ctx;
+	gpgme_error_t e;
+
+	if ((e = gpgme_new(&ctx)) != 0) {
+		seterr(err, "cannot start GPGME: %s", gpgme_strerror(e));
+		return NULL;
+	}
+	if ((e = gpgme_set_protocol(ctx, GPGME_PROTOCOL_OpenPGP)) != 0 ||
+	    (e = gpgme_ctx_set_engine_info(ctx, GPGME_PROTOCOL_OpenPGP, NULL,
+	    home)) != 0 ||
+	    (e = gpgme_set_keylist_mode(ctx, GPGME_KEYLIST_MODE_LOCAL |
+	    extra)) != 0 ||
+	    (e = gpgme_set_pinentry_mode(ctx,
+	    GPGME_PINENTRY_MODE_ERROR)) != 0 ||
+	    (e = gpgme_set_ctx_flag(ctx, "auto-key-retrieve", "0")) != 0 ||
+	    (gpg_model && (e = gpgme_set_ctx_flag(ctx, "trust-model",
+	    gpg_model)) != 0)) {
+		seterr(err, "cannot set up GPGME for GnuPG home %s: %s",
+		    home ? home : "(default)", gpgme_strerror(e));
+		gpgme_release(ctx);
+		return NULL;
+	}
+	gpgme_set_armor(ctx, 1);
+	gpgme_set_offline(ctx, 1);
+	return ctx;
+}
+
+struct pgp *
+pgp_new(const char *home, enum trust_model model, struct pa_err *err)
+{
+	const struct pgp_model *pm;
+	struct stat st;
+	struct pgp *p;
+	const char *dir;
+
+	if ((pm = model_of(model)) == NULL) {
+		seterr(err, "unknown trust model %d", (int)model);
+		return NULL;
+	}
+	if (home && stat(home, &st) != 0) {
+		seterr(err, "GnuPG home %s: %s", home, strerror(errno));
+		return NULL;
+	}
+	if (home && !S_ISDIR(st.st_mode)) {
+		seterr(err, "GnuPG home %s: not a directory", home);
+		return NULL;
+	}
+	if ((p = calloc(1, sizeof(*p))) == NULL) {
+		seterr(err, "out of memory");
+		return NULL;
+	}
+	p->model = model;
+	dir = home ? home : gpgme_get_dirinfo("homedir");
+	if (dir == NULL) {
+		seterr(err, "cannot find GnuPG's home directory (gpgconf)");
+		goto fail;
+	}
+	if ((p->home = strdup(dir)) == NULL) {
+		seterr(err, "out of memory");
+		goto fail;
+	}
+	if ((p->ctx = ctx_new(home, "always", 0, err)) == NULL ||
+	    (p->lctx = ctx_new(home, pm->gpg_model, pm->extra, err)) == NULL)
+		goto fail;
+	return p;
+fail:
+	pgp_free(p);
+	return NULL;
+}
+
+void
+pgp_free(struct pgp *p)
+{
+	if (p == NULL)
+		return;
+	cache_clear(p);
+	free(p->keys);
+	free(p->ix);
+	if (p->ctx)
+		gpgme_release(p->ctx);
+	if (p->lctx)
+		gpgme_release(p->lctx);
+	free(p->home);
+	free(p);
+}
+
+/* line_after - the text after the line that starts at off and is word */
+static const char *
+line_after(const char *s, size_t len, size_t off, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (len - off < n || memcmp(s + off, word, n) != 0)
+		return NULL;
+	for (off += n; off < len && (s[off] == ' ' || s[off] == '\t' ||
+	    s[off] == '\r'); off++)
+		;
+	if (off == len)
+		return s + off;
+	return s[off] == '\n' ? s + off + 1 : NULL;
+}
+
+int
+pgp_verify(struct pgp *p, const char *doc, size_t len, struct pgp_sig *sig,
+    struct sbuf *plaintext, struct pa_err *err)
+{
+	gpgme_data_t in = NULL, out = NULL;
+	gpgme_verify_result_t res;
+	gpgme_signature_t s;
+	gpgme_error_t e;
+	gpgme_err_code_t code;
+	char *mem = NULL;
+	size_t i, n = 0;
+	int rc = 0;
+
+	memset(sig, 0, sizeof(*sig));
+	sig->status = PGP_SIG_ERROR;
+	sbuf_reset(plaintext);
+	if (len > PGP_DOC_MAX) {
+		seterr(err, "signed document of %zu bytes is over the limit "
+		    "of %u", len, PGP_DOC_MAX);
+		return PA_ETOOBIG;
+	}
+	/* One clearsigned document, nothing in front that gpg would skip. */
+	if (line_after(doc, len, 0, SIG_BEGIN) == NULL) {
+		snprintf(sig->detail, sizeof(sig->detail),
+		    "not a clearsigned document");
+		return 0;
+	}
+	if ((e = gpgme_data_new_from_mem(&in, doc, len, 0)) != 0 ||
+	    (e = gpgme_data_new(&out)) != 0) {
+		seterr(err, "GPGME: %s", gpgme_strerror(e));
+		rc = PA_ENOMEM;
+		goto out;
+	}
+	e = gpgme_op_verify(p->ctx, in, NULL, out);
+	res = gpgme_op_verify_result(p->ctx);
+	for (s = res ? res->signatures : NULL; s; s = s->next)
+		sig->nsigs++;
+	if (e != 0 && sig->nsigs == 0) {
+		code = gpg_err_code(e);
+		if (!in_codes(code, pgp_doc_errors, sizeof(pgp_doc_errors) /
+		    sizeof(pgp_doc_errors[0]))) {
+			seterr(err, "GnuPG could not verify a document (home "
+			    "%s): %s", p->home, gpgme_strerror(e));
+			rc = PA_ERROR;
+			goto out;
+		}
+		snprintf(sig->detail, sizeof(sig->detail), "GnuPG: %s",
+		    gpgme_strerror(e));
+		goto plain;
+	}
+	if (sig->nsigs != 1) {
+		snprintf(sig->detail, sizeof(sig->detail), "%u signatures",
+		    sig->nsigs);
+		goto plain;
+	}
+	s = res->signatures;
+	code = gpg_err_code(s->status);
+	snprintf(sig->fpr, sizeof(sig->fpr), "%s", s->fpr ? s->fpr : "");
+	sig->when = (time_t)s->timestamp;
+	for (i = 0; i < sizeof(pgp_sigmap) / sizeof(pgp_sigmap[0]); i++)
+		if (pgp_sigmap[i].code == code)
+			break;
+	if (i == sizeof(pgp_sigmap) / sizeof(pgp_sigmap[0]))
+		snprintf(sig->detail, sizeof(sig->detail), "GnuPG: %s",
+		    gpgme_strerror(s->status));
+	else {
+		sig->status = pgp_sigmap[i].status;
+		snprintf(sig->detail, sizeof(sig->detail), "%s",
+		    pgp_sigmap[i].detail);
+	}
+	if (sig->status == PGP_SIG_GOOD && s->wrong_key_usage) {
+		sig->status = PGP_SIG_ERROR;
+		snprintf(sig->detail, sizeof(sig->detail),
+		    "made with a key not meant for signing");
+	}
+plain:
+	/*
+	 * gpg ends the text with a line end; the one before the armor line
+	 * is not part of the signed text (RFC 4880, 7.1), so drop it.
+	 */
+	mem = gpgme_data_release_and_get_mem(out, &n);
+	out = NULL;
+	if (n > 0 && mem[n - 1] == '\n')
+		n -= n > 1 && mem[n - 2] == '\r' ? 2 : 1;
+	if (mem && (rc = sbuf_add(plaintext, mem, n)) != 0)
+		seterr(err, "the signed text of %zu bytes does not fit: %s", n,
+		    pa_strerror(rc));
+out:
+	if (mem)
+		gpgme_free(mem);
+	gpgme_data_release(in);
+	gpgme_data_release(out);
+	return rc;
+}
+
+int
+pgp_clearsign(struct pgp *p, const char *key, const char *text, size_t len,
+    const char *const *comments, struct sbuf *out, struct pa_err *err)
+{
+	gpgme_data_t in = NULL, sigd = NULL;
+	gpgme_sign_result_t res;
+	gpgme_key_t k = NULL;
+	gpgme_error_t e;
+	const char *const *c;
+	const char *armor, *q;
+	char *mem = NULL;
+	size_t n = 0, off, nc = 0;
+	int rc = PA_ERROR;
+
+	sbuf_reset(out);
+	if (len > PGP_DOC_MAX) {
+		seterr(err, "text to sign of %zu bytes is over the limit of %u",
+		    len, PGP_DOC_MAX);
+		return PA_ETOOBIG;
+	}
+	for (c = comments; c && *c; c++, nc++) {
+		for (q = *c; *q; q++)
+			if ((unsigned char)*q < 0x20 || *q == 0x7f)
+				break;
+		if (*q || q - *c > PGP_COMMENT_MAX || nc >= PGP_COMMENTS_MAX) {
+			seterr(err, "armor comment %zu is too long, or has "
+			    "control characters", nc + 1);
+			return PA_ERROR;
+		}
+	}
+	gpgme_signers_clear(p->ctx);
+	if (key) {
+		if ((e = gpgme_get_key(p->ctx, key, &k, 1)) != 0) {
+			seterr(err, "no secret key %s in GnuPG home %s%s%s",
+			    key, p->home,
+			    gpg_err_code(e) == GPG_ERR_EOF ? "" : ": ",
+			    gpg_err_code(e) == GPG_ERR_EOF ? "" :
+			    gpgme_strerror(e));
+			return PA_ERROR;
+		}
+		e = gpgme_signers_add(p->ctx, k);
+		gpgme_key_unref(k);
+		if (e != 0) {
+			seterr(err, "cannot sign with key %s: %s", key,
+			    gpgme_strerror(e));
+			return PA_ERROR;
+		}
+	}
+	if ((e = gpgme_data_new_from_mem(&in, text, len, 0)) != 0 ||
+	    (e = gpgme_data_new(&sigd)) != 0) {
+		seterr(err, "GPGME: %s", gpgme_strerror(e));
+		goto out;
+	}
+	e = gpgme_op_sign(p->ctx, in, sigd, GPGME_SIG_MODE_CLEAR);
+	res = gpgme_op_sign_result(p->ctx);
+	if (e == 0 && (res == NULL || res->signatures == NULL ||
+	    res->invalid_signers))
+		e = res && res->invalid_signers ? res->invalid_signers->reason :
+		    gpg_error(GPG_ERR_GENERAL);
+	if (e != 0) {
+		if (in_codes(gpg_err_code(e), pgp_pass_errors,
+		    sizeof(pgp_pass_errors) / sizeof(pgp_pass_errors[0])))
+			seterr(err, "the signing key %s needs a passphrase; "
+			    "only keys without one can be used", key ? key :
+			    "(default)");
+		else
+			seterr(err, "GnuPG could not sign (home %s, key "
+			    "%s): %s", p->home, key ? key : "(default)",
+			    gpgme_strerror(e));
+		goto out;
+	}
+	mem = gpgme_data_release_and_get_mem(sigd, &n);
+	sigd = NULL;
+	/* Armor headers go right after the armor line; they are not signed. */
+	armor = NULL;
+	for (off = 0; mem && off < n; ) {
+		if ((armor = line_after(mem, n, off, ARMOR_BEGIN)) != NULL)
+			break;
+		if ((q = memchr(mem + off, '\n', n - off)) == NULL)
+			break;
+		off = (size_t)(q - mem) + 1;
+	}
+	if (armor == NULL) {
+		seterr(err, "GnuPG's clearsigned output has no signature "
+		    "armor");
+		goto out;
+	}
+	sbuf_add(out, mem, (size_t)(armor - mem));
+	for (c = comments; c && *c; c++)
+		sbuf_addf(out, "Comment: %s%s", *c,
+		    armor - mem >= 2 && armor[-2] == '\r' ? "\r\n" : "\n");
+	sbuf_add(out, armor, n - (size_t)(armor - mem));
+	if ((rc = sbuf_failed(out)) != 0)
+		seterr(err, "the signed document does not fit: %s",
+		    pa_strerror(rc));
+out:
+	if (mem)
+		gpgme_free(mem);
+	gpgme_data_release(in);
+	gpgme_data_release(sigd);
+	gpgme_signers_clear(p->ctx);
+	return rc;
+}
+
+static void
+stamps_take(const struct pgp *p, struct pgp_stamp *st)
+{
+	char path[4096];
+	struct stat sb;
+	size_t i;
+
+	for (i = 0; i < PGP_NSTAMPS; i++) {
+		memset(&st[i], 0, sizeof(st[i]));
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", p->home,
+		    pgp_stamp_files[i]) >= sizeof(path) ||
+		    stat(path, &sb) != 0)
+			continue;
+		st[i].exists = 1;
+		st[i].dev = sb.st_dev;
+		st[i].ino = sb.st_ino;
+		st[i].size = sb.st_size;
+		st[i].mtime = sb.st_mtim;
+	}
+}
+
+static int
+stamps_same(const struct pgp_stamp *a, const struct pgp_stamp *b)
+{
+	size_t i;
+
+	for (i = 0; i < PGP_NSTAMPS; i++)
+		if (a[i].exists != b[i].exists || a[i].dev != b[i].dev ||
+		    a[i].ino != b[i].ino || a[i].size != b[i].size ||
+		    a[i].mtime.tv_sec != b[i].mtime.tv_sec ||
+		    a[i].mtime.tv_nsec != b[i].mtime.tv_nsec)
+			return 0;
+	return 1;
+}
+
+static void
+cache_clear(struct pgp *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nkeys; i++)
+		gpgme_key_unref(p->keys[i]);
+	p->nkeys = 0;
+	p->nix = 0;
+	p->listed = 0;
+}
+
+static int
+ix_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct pgp_ix *)a)->id,
+	    ((const struct pgp_ix *)b)->id);
+}
+
+/*
+ * cache_list - list every key once and index its fingerprints and key
+ * IDs.  The stamps are taken before the listing: a change while gpg runs
+ * (or gpg's own first write of tofu.db) means one more listing later,
+ * never a stale answer.
+ */
+static int
+cache_list(struct pgp *p, struct pa_err *err)
+{
+	struct pgp_stamp now[PGP_NSTAMPS];
+	gpgme_key_t k, *nk;
+	gpgme_subkey_t s;
+	gpgme_error_t e;
+	struct pgp_ix *nix;
+	size_t nsub = 0, i;
+
+	stamps_take(p, now);
+	cache_clear(p);
+	if ((e = gpgme_op_keylist_start(p->lctx, NULL, 0)) != 0) {
+		seterr(err, "cannot list the keys of GnuPG home %s: %s",
+		    p->home, gpgme_strerror(e));
+		return PA_ERROR;
+	}
+	while ((e = gpgme_op_keylist_next(p->lctx, &k)) == 0) {
+		if (p->nkeys == p->akeys) {
+			if (p->akeys >= PGP_KEYS_MAX) {
+				gpgme_key_unref(k);
+				e = gpg_error(GPG_ERR_TOO_LARGE);
+				break;
+			}
+			nk = realloc(p->keys, (p->akeys ? p->akeys * 2 : 64) *
+			    sizeof(*nk));
+			if (nk == NULL) {
+				gpgme_key_unref(k);
+				e = gpg_error(GPG_ERR_ENOMEM);
+				break;
+			}
+			p->keys = nk;
+			p->akeys = p->akeys ? p->akeys * 2 : 64;
+		}
+		p->keys[p->nkeys++] = k;
+		for (s = k->subkeys; s; s = s->next)
+			nsub++;
+	}
+	gpgme_op_keylist_end(p->lctx);
+	if (gpg_err_code(e) != GPG_ERR_EOF) {
+		seterr(err, "cannot list the keys of GnuPG home %s: %s",
+		    p->home, gpgme_strerror(e));
+		cache_clear(p);
+		return gpg_err_code(e) == GPG_ERR_ENOMEM ? PA_ENOMEM : PA_ERROR;
+	}
+	free(p->ix);
+	p->ix = NULL;
+	if (nsub && (nix = calloc(nsub * 2, sizeof(*nix))) == NULL) {
+		seterr(err, "out of memory listing GnuPG keys");
+		cache_clear(p);
+		return PA_ENOMEM;
+	} else if (nsub)
+		p->ix = nix;
+	for (i = 0; i < p->nkeys; i++)
+		for (s = p->keys[i]->subkeys; s; s = s->next) {
+			if (s->fpr) {
+				p->ix[p->nix].id = s->fpr;
+				p->ix[p->nix].key = i;
+				p->ix[p->nix++].sub = s;
+			}
+			if (s->keyid) {
+				p->ix[p->nix].id = s->keyid;
+				p->ix[p->nix].key = i;
+				p->ix[p->nix++].sub = s;
+			}
+		}
+	if (p->nix)
+		qsort(p->ix, p->nix, sizeof(*p->ix), ix_cmp);
+	memcpy(p->stamp, now, sizeof(now));
+	p->listed = 1;
+	return 0;
+}
+
+/*
+ * norm_id - a fingerprint (40 or 64 hex digits) or long key ID (16), with
+ * an optional 0x, upper-cased into buf; 0 when it is none of these.
+ * Short key IDs are refused: they are too easy to forge.
+ */
+static int
+norm_id(char *buf, size_t size, const char *id)
+{
+	size_t n;
+
+	if (id[0] == '0' && (id[1] == 'x' || id[1] == 'X'))
+		id += 2;
+	for (n = 0; id[n] && n + 1 < size; n++) {
+		if (id[n] >= 'a' && id[n] <= 'f')
+			buf[n] = (char)(id[n] - 'a' + 'A');
+		else if ((id[n] >= '0' && id[n] <= '9') ||
+		    (id[n] >= 'A' && id[n] <= 'F'))
+			buf[n] = id[n];
+		else
+			return 0;
+	}
+	buf[n] = '\0';
+	return id[n] == '\0' && (n == 16 || n == 40 || n == 64);
+}
+
+static int
+expired(gpgme_subkey_t s, time_t now)
+{
+	return s->expires > 0 && (time_t)s->expires <= now;
+}
+
+/* usable_signer - some signing (sub)key is valid at now */
+static int
+usable_signer(gpgme_key_t k, time_t now)
+{
+	gpgme_subkey_t s;
+
+	for (s = k->subkeys; s; s = s->next)
+		if (s->can_sign && !s->revoked && !s->invalid &&
+		    !s->disabled && !expired(s, now))
+			return 1;
+	return 0;
+}
+
+static int
+trusted_gpg(gpgme_key_t k, time_t now)
+{
+	gpgme_user_id_t u;
+	size_t i;
+
+	(void)now;
+	for (u = k->uids; u; u = u->next) {
+		if (u->revoked || u->invalid)
+			continue;
+		for (i = 0; i < sizeof(pgp_validities) /
+		    sizeof(pgp_validities[0]); i++)
+			if (pgp_validities[i].validity == u->validity &&
+			    pgp_validities[i].trusted)
+				return 1;
+	}
+	return 0;
+}
+
+static int
+trusted_tofu(gpgme_key_t k, time_t now)
+{
+	gpgme_user_id_t u;
+	gpgme_tofu_policy_t pol;
+	size_t i, nuid = 0;
+
+	(void)now;
+	for (u = k->uids; u; u = u->next) {
+		if (u->revoked || u->invalid)
+			continue;
+		nuid++;
+		pol = u->tofu ? u->tofu->policy : GPGME_TOFU_POLICY_NONE;
+		for (i = 0; i < sizeof(pgp_tofu_policies) /
+		    sizeof(pgp_tofu_policies[0]); i++)
+			if (pgp_tofu_policies[i].policy == pol)
+				break;
+		if (i == sizeof(pgp_tofu_policies) /
+		    sizeof(pgp_tofu_policies[0]) ||
+		    !pgp_tofu_policies[i].trusted)
+			return 0;
+	}
+	return nuid > 0;
+}
+
+static int
+trusted_keyring(gpgme_key_t k, time_t now)
+{
+	(void)k;
+	(void)now;
+	return 1;
+}
+
+/* copy_text - s into buf if it fits; 0 (and buf empty) if it does not */
+static int
+copy_text(char *buf, size_t size, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n >= size) {
+		buf[0] = '\0';
+		return 0;
+	}
+	memcpy(buf, s, n + 1);
+	return 1;
+}
+
+/*
+ * key_uids - the user IDs that are not revoked, as "Name <addr>" and
+ * addr.  A user ID that would not fit whole is left out: a cut address
+ * could equal someone else's.
+ */
+static void
+key_uids(gpgme_key_t k, struct pgp_key *out)
+{
+	gpgme_user_id_t u;
+	const char *addr;
+	char *uid, *a;
+	int n;
+
+	for (u = k->uids; u && out->nuids < PGP_UID_MAX; u = u->next) {
+		if (u->revoked || u->invalid)
+			continue;
+		addr = u->email && u->email[0] ? u->email :
+		    u->address ? u->address : "";
+		uid = out->uid[out->nuids];
+		a = out->addr[out->nuids];
+		if (!copy_text(a, PGP_UIDLEN, addr))
+			continue;
+		if (u->name && u->name[0] && addr[0])
+			n = snprintf(uid, PGP_UIDLEN, "%s <%s>", u->name, addr);
+		else if (addr[0])
+			n = snprintf(uid, PGP_UIDLEN, "<%s>", addr);
+		else
+			n = snprintf(uid, PGP_UIDLEN, "%s", u->uid ? u->uid :
+			    "");
+		if (n < 0 || n >= PGP_UIDLEN || uid[0] == '\0')
+			continue;
+		out->nuids++;
+	}
+}
+
+int
+pgp_key(struct pgp *p, const char *fpr, time_t now, struct pgp_key *out,
+    struct pa_err *err)
+{
+	struct pgp_stamp cur[PGP_NSTAMPS];
+	const struct pgp_model *pm;
+	struct pgp_ix want, *hit = NULL;
+	gpgme_key_t k;
+	gpgme_subkey_t s;
+	char id[PGP_FPR_MAX];
+	size_t lo, hi, mid;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->state = PGP_KEY_MISSING;
+	stamps_take(p, cur);
+	if ((!p->listed || !stamps_same(cur, p->stamp)) &&
+	    (rc = cache_list(p, err)) != 0)
+		return rc;
+	if (fpr == NULL || !norm_id(id, sizeof(id), fpr) || p->nix == 0)
+		return 0;
+	want.id = id;
+	for (lo = 0, hi = p->nix; lo < hi; ) {
+		mid = lo + (hi - lo) / 2;
+		if (ix_cmp(&p->ix[mid], &want) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == p->nix || strcmp(p->ix[lo].id, id) != 0)
+		return 0;
+	hit = &p->ix[lo];
+	/* A key ID two keys share says nothing about which one signed. */
+	for (mid = lo + 1; mid < p->nix && strcmp(p->ix[mid].id, id) == 0;
+	    mid++)
+		if (p->ix[mid].key != hit->key)
+			return 0;
+	k = p->keys[hit->key];
+	s = hit->sub;
+	snprintf(out->primary, sizeof(out->primary), "%s",
+	    k->fpr ? k->fpr : k->subkeys && k->subkeys->fpr ?
+	    k->subkeys->fpr : "");
+	key_uids(k, out);
+	pm = model_of(p->model);
+	if (k->revoked || (k->subkeys && k->subkeys->revoked) || s->revoked)
+		out->state = PGP_KEY_REVOKED;
+	else if ((k->subkeys && expired(k->subkeys, now)) || expired(s, now))
+		out->state = PGP_KEY_EXPIRED;
+	else if (k->disabled || k->invalid || !usable_signer(k, now) ||
+	    pm == NULL || !pm->trusted(k, now))
+		out->state = PGP_KEY_UNTRUSTED;
+	else
+		out->state = PGP_KEY_TRUSTED;
+	return 0;
+}

@@ -1,0 +1,439 @@
+/*
+ * t-config - the configuration file: defaults, every key, the syntax,
+ * each problem as its exact "FILE:LINE: message" line, and the sample
+ * configuration made from the key table.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "paconfig.h"
+#include "patchattest.h"
+#include "sbuf.h"
+#include "tap.h"
+
+#define S(s)	s, sizeof(s) - 1
+
+struct good_case {
+	const char	*name;
+	const char	*in;
+	size_t		 len;
+	const char	*archive;	/* the Archive value it gives */
+};
+
+static const struct good_case good_cases[] = {
+	{ "plain", S("Archive /srv/a\n"), "/srv/a" },
+	{ "no final newline", S("Archive /srv/a"), "/srv/a" },
+	{ "blanks around", S(" \t Archive \t /srv/a b \t\n"), "/srv/a b" },
+	{ "CRLF", S("Archive /srv/a\r\n"), "/srv/a" },
+	{ "comment after a blank", S("Archive /srv/a # old\n"), "/srv/a" },
+	{ "# inside a word", S("Archive /srv/a#1\n"), "/srv/a#1" },
+	{ "comment and blank lines",
+	    S("# Archive /x\n\n   # y\n\t\nArchive /srv/a\n"), "/srv/a" },
+	{ "quotes keep blanks and #", S("Archive \" /srv/a # b \"\n"),
+	    " /srv/a # b " },
+	{ "quoted escapes", S("Archive \"a\\\"b\\\\c\"  # c\n"), "a\"b\\c" },
+	{ "quoted, then a comment", S("Archive \"/srv/a\"\t# c\n"), "/srv/a" },
+	{ "quotes inside a word", S("Archive /srv/\"a\"\n"), "/srv/\"a\"" },
+	{ "only comments", S("# nothing\n"), NULL },
+	{ "empty file", S(""), NULL },
+};
+
+struct bad_case {
+	const char	*name;
+	const char	*in;
+	size_t		 len;
+	const char	*want;		/* the problems; the file is called F */
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "unknown key with a hint", S("Archiv /x\n"),
+	    "F:1: unknown key \"Archiv\" (did you mean Archive?)\n" },
+	{ "hint in any case", S("\ntrustmodle gpg\n"),
+	    "F:2: unknown key \"trustmodle\" (did you mean TrustModel?)\n" },
+	{ "unknown key, no hint", S("Frobnicate 1\n"),
+	    "F:1: unknown key \"Frobnicate\"\n" },
+	{ "missing value", S("Archive\n"), "F:1: Archive: missing value\n" },
+	{ "value only a comment", S("\n\nIndexPath   # none\n"),
+	    "F:3: IndexPath: missing value\n" },
+	{ "empty quoted value", S("GnuPGHome \"\"\n"),
+	    "F:1: GnuPGHome: missing value\n" },
+	{ "not a number", S("StalenessDays 3x\n"),
+	    "F:1: StalenessDays: \"3x\" is not a whole number\n" },
+	{ "a sign alone", S("StalenessDays -\n"),
+	    "F:1: StalenessDays: \"-\" is not a whole number\n" },
+	{ "over the bounds", S("StalenessDays 36501\n"),
+	    "F:1: StalenessDays: \"36501\" is out of bounds 0..36500\n" },
+	{ "under the bounds", S("StalenessDays -1\n"),
+	    "F:1: StalenessDays: \"-1\" is out of bounds 0..36500\n" },
+	{ "overflow", S("StalenessDays 99999999999999999999999\n"),
+	    "F:1: StalenessDays: \"99999999999999999999999\" is out of "
+	    "bounds 0..36500\n" },
+	{ "bad choice", S("TrustModel pgp\n"),
+	    "F:1: TrustModel: \"pgp\" is not one of gpg, tofu, keyring\n" },
+	{ "bad archive type", S("ArchiveType git\n"),
+	    "F:1: ArchiveType: \"git\" is not one of auto, public-inbox, "
+	    "maildir, mbox\n" },
+	{ "key given twice", S("UIDMatch strict\n# x\nuidmatch strict\n"),
+	    "F:3: UIDMatch given twice (first on line 1)\n" },
+	{ "NUL byte", S("Archive /a\0b\n"), "F:1: NUL byte in line\n" },
+	{ "unterminated quote", S("Archive \"/a b\n"),
+	    "F:1: Archive: unterminated quoted value\n" },
+	{ "text after the quote", S("Archive \"/a\"b\n"),
+	    "F:1: Archive: text after the closing quote\n" },
+	{ "comment glued to the quote", S("Archive \"/a\"#b\n"),
+	    "F:1: Archive: text after the closing quote\n" },
+	{ "bad escape", S("Archive \"/a\\n\"\n"),
+	    "F:1: Archive: bad escape in quoted value (only \\\" and \\\\)\n" },
+	{ "backslash at the end", S("Archive \"/a\\"),
+	    "F:1: Archive: bad escape in quoted value (only \\\" and \\\\)\n" },
+};
+
+static const char every_key[] =
+    "Archive /srv/lkml\n"
+    "ArchiveType public-inbox\n"
+    "IndexPath /var/tmp/ix\n"
+    "GnuPGHome /etc/patchattest/gnupg\n"
+    "TrustModel keyring\n"
+    "UIDMatch strict\n"
+    "StalenessDays 0\n";
+
+static const char *
+tmpdir(void)
+{
+	const char *d = getenv("TMPDIR");
+
+	return d && *d ? d : "/tmp";
+}
+
+/* tmp_write - a new temporary file with data; its name goes into path */
+static int
+tmp_write(char *path, size_t size, const void *data, size_t len)
+{
+	int fd, ok;
+
+	snprintf(path, size, "%s/t-config.XXXXXX", tmpdir());
+	if ((fd = mkstemp(path)) < 0)
+		return -1;
+	ok = write(fd, data, len) == (ssize_t)len;
+	return close(fd) == 0 && ok ? 0 : -1;
+}
+
+/*
+ * load - config_load() of data as a file; *text gets the problems with the
+ * file's name replaced by F (free it)
+ */
+static int
+load(struct pa_config *cfg, const void *data, size_t len, char **text)
+{
+	struct sbuf problems, out;
+	char path[4096];
+	const char *p, *hit;
+	int rc;
+
+	if (tmp_write(path, sizeof(path), data, len) != 0) {
+		tap_diag("cannot write %s: %s", path, strerror(errno));
+		*text = NULL;
+		return PA_ERROR;
+	}
+	sbuf_init(&problems, SBUF_NOMAX);
+	sbuf_init(&out, SBUF_NOMAX);
+	rc = config_load(cfg, path, &problems);
+	unlink(path);
+	for (p = problems.buf; (hit = strstr(p, path)) != NULL;
+	    p = hit + strlen(path)) {
+		sbuf_add(&out, p, (size_t)(hit - p));
+		sbuf_addch(&out, 'F');
+	}
+	sbuf_addstr(&out, p);
+	sbuf_release(&problems);
+	*text = sbuf_detach(&out, NULL);
+	return rc;
+}
+
+static int
+same_str(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) == 0 : a == b;
+}
+
+/* same_config - every field equal */
+static int
+same_config(const struct pa_config *a, const struct pa_config *b)
+{
+	return same_str(a->archive, b->archive) &&
+	    a->archive_type == b->archive_type &&
+	    same_str(a->index_path, b->index_path) &&
+	    same_str(a->gnupg_home, b->gnupg_home) &&
+	    a->trust_model == b->trust_model &&
+	    a->uid_match == b->uid_match &&
+	    a->staleness_days == b->staleness_days;
+}
+
+static void
+test_defaults(void)
+{
+	struct pa_config c;
+
+	tap_check_int(config_init(&c), 0, "defaults: config_init succeeds");
+	tap_ok(c.archive == NULL, "defaults: no Archive");
+	tap_check_int(c.archive_type, ARCHIVE_AUTO, "defaults: ArchiveType");
+	tap_check_str(c.index_path, "/var/lib/patchattest/index",
+	    "defaults: IndexPath");
+	tap_ok(c.gnupg_home == NULL, "defaults: GnuPGHome is GnuPG's own");
+	tap_check_int(c.trust_model, TRUST_GPG, "defaults: TrustModel");
+	tap_check_int(c.uid_match, UID_LOOSE, "defaults: UIDMatch");
+	tap_check_int(c.staleness_days, 30, "defaults: StalenessDays");
+	config_release(&c);
+	tap_ok(c.index_path == NULL, "release clears the strings");
+	config_release(&c);
+}
+
+static void
+test_keys(void)
+{
+	struct pa_config c;
+	char *text, line[128];
+	size_t i, j;
+
+	config_init(&c);
+	tap_check_int(load(&c, S(every_key), &text), 0, "every key: loads");
+	tap_check_str(text, "", "every key: no problems");
+	free(text);
+	tap_check_str(c.archive, "/srv/lkml", "every key: Archive");
+	tap_check_int(c.archive_type, ARCHIVE_PUBLICINBOX,
+	    "every key: ArchiveType");
+	tap_check_str(c.index_path, "/var/tmp/ix", "every key: IndexPath");
+	tap_check_str(c.gnupg_home, "/etc/patchattest/gnupg",
+	    "every key: GnuPGHome");
+	tap_check_int(c.trust_model, TRUST_KEYRING, "every key: TrustModel");
+	tap_check_int(c.uid_match, UID_STRICT, "every key: UIDMatch");
+	tap_check_int(c.staleness_days, 0, "every key: StalenessDays");
+
+	tap_check_int(load(&c, S("aRcHiVeTyPe MBOX\nTRUSTMODEL Tofu\n"
+	    "stalenessdays +36500\n"), &text), 0, "keys and words in any case");
+	free(text);
+	tap_ok(c.archive_type == ARCHIVE_MBOX && c.trust_model == TRUST_TOFU &&
+	    c.staleness_days == 36500, "any case: the values");
+	tap_ok(c.archive == NULL && c.uid_match == UID_LOOSE,
+	    "a reload starts again from the defaults");
+
+	/* Each word of each choice is the enum value of its position. */
+	for (i = 0; i < config_nkeys; i++) {
+		if (config_keys[i].type != CONFIG_CHOICE)
+			continue;
+		for (j = 0; config_keys[i].choices[j] != NULL; j++) {
+			snprintf(line, sizeof(line), "%s %s\n",
+			    config_keys[i].name, config_keys[i].choices[j]);
+			load(&c, line, strlen(line), &text);
+			free(text);
+			tap_check_int(*(int *)(void *)((char *)&c +
+			    config_keys[i].offset), (long long)j, "%s %s",
+			    config_keys[i].name, config_keys[i].choices[j]);
+			tap_check_str(config_choice_name(config_keys[i].name,
+			    (int)j), config_keys[i].choices[j],
+			    "config_choice_name(%s, %zu)", config_keys[i].name, j);
+		}
+	}
+	tap_ok(config_choice_name("trustmodel", TRUST_TOFU) != NULL,
+	    "config_choice_name ignores case");
+	tap_ok(config_choice_name("UIDMatch", 2) == NULL &&
+	    config_choice_name("UIDMatch", -1) == NULL,
+	    "config_choice_name: no such word");
+	tap_ok(config_choice_name("IndexPath", 0) == NULL &&
+	    config_choice_name("Nope", 0) == NULL,
+	    "config_choice_name: not a choice key");
+	config_release(&c);
+}
+
+static void
+test_syntax(void)
+{
+	struct pa_config c;
+	char *text, *big;
+	size_t i;
+	int rc;
+
+	config_init(&c);
+	for (i = 0; i < sizeof(good_cases) / sizeof(good_cases[0]); i++) {
+		rc = load(&c, good_cases[i].in, good_cases[i].len, &text);
+		tap_ok(rc == 0 && same_str(text, ""), "syntax: %s: loads",
+		    good_cases[i].name);
+		if (rc != 0)
+			tap_diag("%s", text ? text : "");
+		free(text);
+		tap_check_str(c.archive, good_cases[i].archive, "syntax: %s",
+		    good_cases[i].name);
+	}
+
+	/* CONFIG_LINE_MAX bytes are fine, one more is not. */
+	if ((big = malloc(CONFIG_LINE_MAX + 16)) == NULL)
+		tap_skip_all("out of memory");
+	memcpy(big, "Archive /", 9);
+	memset(big + 9, 'a', CONFIG_LINE_MAX - 9);
+	big[CONFIG_LINE_MAX] = '\n';
+	tap_check_int(load(&c, big, CONFIG_LINE_MAX + 1, &text), 0,
+	    "a line of %d bytes", CONFIG_LINE_MAX);
+	free(text);
+	tap_check_int(c.archive ? (long long)strlen(c.archive) : -1,
+	    CONFIG_LINE_MAX - 8, "all of it is the value");
+	big[0] = '\n';
+	memcpy(big + 1, "Archive /", 9);
+	memset(big + 10, 'a', CONFIG_LINE_MAX - 8);
+	big[CONFIG_LINE_MAX + 2] = '\n';
+	tap_check_int(load(&c, big, CONFIG_LINE_MAX + 3, &text), PA_ECONFIG,
+	    "a line of %d bytes", CONFIG_LINE_MAX + 1);
+	tap_check_str(text, "F:2: line longer than 4096 bytes\n",
+	    "the long line reported");
+	free(text);
+	free(big);
+	config_release(&c);
+}
+
+static void
+test_problems(void)
+{
+	struct pa_config c, before;
+	struct sbuf problems;
+	char *text, path[4096], want[4200], *big;
+	size_t i, n;
+	int rc;
+
+	config_init(&c);
+	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		rc = load(&c, bad_cases[i].in, bad_cases[i].len, &text);
+		tap_check_int(rc, PA_ECONFIG, "%s: PA_ECONFIG",
+		    bad_cases[i].name);
+		tap_check_str(text, bad_cases[i].want, "%s: the message",
+		    bad_cases[i].name);
+		free(text);
+	}
+
+	/* Every problem of a file, in order, whatever comes between. */
+	n = CONFIG_LINE_MAX + 512;
+	if ((big = malloc(n)) == NULL)
+		tap_skip_all("out of memory");
+	memset(big, 'x', CONFIG_LINE_MAX + 1);
+	big[CONFIG_LINE_MAX + 1] = '\0';
+	snprintf(big + CONFIG_LINE_MAX + 1, n - CONFIG_LINE_MAX - 1,
+	    "\nStalenessDays x\nArchive /ok\nStalenessDays 5\n"
+	    "GnuPGHom /g\n\nTrustModel\nArchive /again\n");
+	rc = load(&c, big, strlen(big), &text);
+	tap_check_int(rc, PA_ECONFIG, "several problems: PA_ECONFIG");
+	tap_check_str(text, "F:1: line longer than 4096 bytes\n"
+	    "F:2: StalenessDays: \"x\" is not a whole number\n"
+	    "F:4: StalenessDays given twice (first on line 2)\n"
+	    "F:5: unknown key \"GnuPGHom\" (did you mean GnuPGHome?)\n"
+	    "F:7: TrustModel: missing value\n"
+	    "F:8: Archive given twice (first on line 3)\n",
+	    "several problems: all of them, in order");
+	free(text);
+	free(big);
+
+	/* A failed load leaves the struct as it was. */
+	load(&c, S(every_key), &text);
+	free(text);
+	before = c;
+	rc = load(&c, S("ArchiveType mbox\nIndexPath /elsewhere\n"
+	    "StalenessDays 12\nUIDMatch sometimes\n"), &text);
+	free(text);
+	tap_check_int(rc, PA_ECONFIG, "a bad file is refused");
+	tap_ok(memcmp(&c, &before, sizeof(c)) == 0,
+	    "the struct is unchanged, pointers too");
+	tap_check_str(c.index_path, "/var/tmp/ix", "its strings are intact");
+
+	/* Problems are appended to what the buffer holds. */
+	sbuf_init(&problems, SBUF_NOMAX);
+	sbuf_addstr(&problems, "earlier\n");
+	snprintf(path, sizeof(path), "%s/t-config.XXXXXX", tmpdir());
+	if ((rc = mkstemp(path)) >= 0) {
+		close(rc);
+		unlink(path);
+	}
+	rc = config_load(&c, path, &problems);
+	tap_check_int(rc, PA_ECONFIG, "a missing file: PA_ECONFIG");
+	snprintf(want, sizeof(want), "earlier\n%s: cannot open: %s\n", path,
+	    strerror(ENOENT));
+	tap_check_str(problems.buf, want, "a missing file: one line, appended");
+	sbuf_reset(&problems);
+	rc = config_load(&c, tmpdir(), &problems);
+	tap_check_int(rc, PA_ECONFIG, "a folder: PA_ECONFIG");
+	snprintf(want, sizeof(want), "%s: cannot read: %s\n", tmpdir(),
+	    strerror(EISDIR));
+	tap_check_str(problems.buf, want, "a folder: one line");
+	tap_ok(same_config(&c, &before), "still unchanged");
+	sbuf_release(&problems);
+	config_release(&c);
+}
+
+static void
+test_sample(void)
+{
+	struct pa_config c, def;
+	struct sbuf line;
+	char path[4096], *text;
+	size_t i, len;
+	FILE *fp;
+	int fd, rc;
+
+	for (i = 0; i < config_nkeys; i++)
+		tap_ok(config_keys[i].doc && config_keys[i].doc[0] &&
+		    strchr(config_keys[i].doc, '\n') == NULL,
+		    "%s has a one-line doc", config_keys[i].name);
+
+	snprintf(path, sizeof(path), "%s/t-config.XXXXXX", tmpdir());
+	if ((fd = mkstemp(path)) < 0 || (fp = fdopen(fd, "w")) == NULL)
+		tap_skip_all("cannot write %s: %s", path, strerror(errno));
+	rc = config_write_sample(fp);
+	tap_check_int(fclose(fp) == 0 ? rc : -1, 0, "sample: written");
+	text = tap_read_file(path, &len);
+	tap_ok(text != NULL, "sample: read back");
+
+	sbuf_init(&line, SBUF_NOMAX);
+	for (i = 0; text && i < config_nkeys; i++) {
+		sbuf_reset(&line);
+		sbuf_addf(&line, "\n# %s\n", config_keys[i].doc);
+		tap_ok(strstr(text, line.buf) != NULL, "sample: %s doc",
+		    config_keys[i].name);
+		sbuf_reset(&line);
+		if (config_keys[i].def)
+			sbuf_addf(&line, "\n# %s %s\n", config_keys[i].name,
+			    config_keys[i].def);
+		else
+			sbuf_addf(&line, "\n#%s ", config_keys[i].name);
+		tap_ok(strstr(text, line.buf) != NULL, "sample: %s line",
+		    config_keys[i].name);
+	}
+	sbuf_release(&line);
+	free(text);
+
+	/* Loaded over every key set otherwise, it gives the defaults. */
+	config_init(&c);
+	config_init(&def);
+	load(&c, S(every_key), &text);
+	free(text);
+	sbuf_init(&line, SBUF_NOMAX);
+	rc = config_load(&c, path, &line);
+	tap_check_int(rc, 0, "sample: loads");
+	tap_check_str(line.buf, "", "sample: no problems");
+	tap_ok(same_config(&c, &def), "sample: every field at its default");
+	sbuf_release(&line);
+	unlink(path);
+	config_release(&c);
+	config_release(&def);
+}
+
+int
+main(void)
+{
+	test_defaults();
+	test_keys();
+	test_syntax();
+	test_problems();
+	test_sample();
+	return tap_done();
+}
