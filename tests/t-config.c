@@ -427,9 +427,39 @@ test_sample(void)
 	config_release(&def);
 }
 
+/*
+ * test_shipped - conf/patchattest.conf is exactly the sample the key table
+ * makes, so the shipped file cannot drift from the parser.
+ */
+static void
+test_shipped(void)
+{
+	char path[4096], *shipped, *made = NULL;
+	size_t shippedlen, madelen = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/conf/patchattest.conf", tap_srcdir());
+	shipped = tap_read_file(path, &shippedlen);
+	fp = open_memstream(&made, &madelen);
+	if (!tap_ok(shipped != NULL && fp != NULL, "read %s", path)) {
+		if (fp)
+			fclose(fp);
+		free(made);
+		free(shipped);
+		return;
+	}
+	config_write_sample(fp);
+	fclose(fp);
+	tap_check_mem(shipped, shippedlen, made, madelen,
+	    "conf/patchattest.conf is the sample made from the key table");
+	free(made);
+	free(shipped);
+}
+
 int
 main(void)
 {
+	test_shipped();
 	test_defaults();
 	test_keys();
 	test_syntax();
