@@ -63,10 +63,6 @@ const char	*archive_mark_in(const struct archive *, const char *name);
 int	archive_mark_set(struct archive *, const char *name,
 	    const char *value);
 
-/* archive_err - write a message into err (err may be NULL) */
-void	archive_err(struct pa_err *, const char *fmt, ...)
-	    __attribute__((format(printf, 2, 3)));
-
 /* archive_skip - make e an ARCHIVE_SKIP with the reason as why */
 void	archive_skip(struct archive_entry *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));

@@ -159,7 +159,7 @@ md_list(struct archive *a, struct maildir *m, int sub, int have,
 	if ((fd = dup(m->dfd[sub])) == -1 || (d = fdopendir(fd)) == NULL) {
 		if (fd != -1)
 			close(fd);
-		archive_err(err, "Maildir %s/%s: %s", a->path, md_subs[sub],
+		pa_err_set(err, "Maildir %s/%s: %s", a->path, md_subs[sub],
 		    strerror(errno));
 		return PA_ERROR;
 	}
@@ -167,7 +167,7 @@ md_list(struct archive *a, struct maildir *m, int sub, int have,
 		errno = 0;
 		if ((de = readdir(d)) == NULL) {
 			if (errno != 0) {
-				archive_err(err, "Maildir %s/%s: %s", a->path,
+				pa_err_set(err, "Maildir %s/%s: %s", a->path,
 				    md_subs[sub], strerror(errno));
 				rc = PA_ERROR;
 			}
@@ -182,7 +182,7 @@ md_list(struct archive *a, struct maildir *m, int sub, int have,
 		if (have && mt <= mark)
 			continue;
 		if (m->nfiles == MD_MAX_FILES) {
-			archive_err(err, "Maildir %s holds more than %u new "
+			pa_err_set(err, "Maildir %s holds more than %u new "
 			    "files", a->path, MD_MAX_FILES);
 			rc = PA_ETOOBIG;
 			break;
@@ -208,7 +208,7 @@ md_list(struct archive *a, struct maildir *m, int sub, int have,
 	return rc;
 nomem:
 	closedir(d);
-	archive_err(err, "Maildir %s: %s", a->path, pa_strerror(PA_ENOMEM));
+	pa_err_set(err, "Maildir %s: %s", a->path, pa_strerror(PA_ENOMEM));
 	return PA_ENOMEM;
 }
 
@@ -223,7 +223,7 @@ md_open(struct archive *a, struct pa_err *err)
 	int dfd, have, rc;
 
 	if ((m = calloc(1, sizeof(*m))) == NULL) {
-		archive_err(err, "Maildir %s: %s", a->path,
+		pa_err_set(err, "Maildir %s: %s", a->path,
 		    pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}
@@ -232,14 +232,14 @@ md_open(struct archive *a, struct pa_err *err)
 	for (i = 0; i < NSUBS; i++)
 		m->dfd[i] = -1;
 	if ((dfd = open(a->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
-		archive_err(err, "Maildir %s: %s", a->path, strerror(errno));
+		pa_err_set(err, "Maildir %s: %s", a->path, strerror(errno));
 		return PA_ERROR;
 	}
 	for (i = 0; i < NSUBS; i++) {
 		m->dfd[i] = openat(dfd, md_subs[i],
 		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (m->dfd[i] == -1 && errno != ENOENT) {
-			archive_err(err, "Maildir %s/%s: %s", a->path,
+			pa_err_set(err, "Maildir %s/%s: %s", a->path,
 			    md_subs[i], strerror(errno));
 			close(dfd);
 			return PA_ERROR;
@@ -252,7 +252,7 @@ md_open(struct archive *a, struct pa_err *err)
 	in = archive_mark_in(a, MD_MARK);
 	have = in != NULL && md_parse(in, &mark) == 0;
 	if (have && archive_mark_set(a, MD_MARK, in) != 0) {
-		archive_err(err, "Maildir %s: %s", a->path,
+		pa_err_set(err, "Maildir %s: %s", a->path,
 		    pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}
@@ -368,7 +368,7 @@ md_next(struct archive *a, struct archive_entry *e, struct pa_err *err)
 		    m->files[m->cur].mtime > f->mtime)) {
 			snprintf(v, sizeof(v), "%jd", (intmax_t)f->mtime);
 			if (archive_mark_set(a, MD_MARK, v) != 0) {
-				archive_err(err, "Maildir %s: %s", a->path,
+				pa_err_set(err, "Maildir %s: %s", a->path,
 				    pa_strerror(PA_ENOMEM));
 				return PA_ENOMEM;
 			}

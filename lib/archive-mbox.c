@@ -113,12 +113,12 @@ mb_pread(struct archive *a, void *buf, size_t len, uint64_t off,
 		if (r == -1 && errno == EINTR)
 			continue;
 		if (r == -1) {
-			archive_err(err, "mbox %s: %s", a->path,
+			pa_err_set(err, "mbox %s: %s", a->path,
 			    strerror(errno));
 			return PA_ERROR;
 		}
 		if (r == 0) {
-			archive_err(err, "mbox %s was cut short while it was "
+			pa_err_set(err, "mbox %s was cut short while it was "
 			    "read", a->path);
 			return PA_ERROR;
 		}
@@ -178,7 +178,7 @@ mb_more(struct archive *a, size_t n, struct pa_err *err)
 	if (st->balloc - st->wlen < n) {
 		alloc = st->wlen + n;
 		if ((p = realloc(st->buf, alloc)) == NULL) {
-			archive_err(err, "mbox %s: %s", a->path,
+			pa_err_set(err, "mbox %s: %s", a->path,
 			    pa_strerror(PA_ENOMEM));
 			return PA_ENOMEM;
 		}
@@ -278,7 +278,7 @@ mb_mark(struct archive *a, struct pa_err *err)
 	snprintf(v, sizeof(v), "%" PRIu64 ":%" PRIu64 ":%" PRIu64 ":%016"
 	    PRIx64, st->pos, st->size, st->ino, h);
 	if (archive_mark_set(a, MB_MARK, v) != 0) {
-		archive_err(err, "mbox %s: %s", a->path,
+		pa_err_set(err, "mbox %s: %s", a->path,
 		    pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}
@@ -369,7 +369,7 @@ mb_open(struct archive *a, struct pa_err *err)
 	int rc;
 
 	if ((st = calloc(1, sizeof(*st))) == NULL) {
-		archive_err(err, "mbox %s: %s", a->path,
+		pa_err_set(err, "mbox %s: %s", a->path,
 		    pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}
@@ -377,11 +377,11 @@ mb_open(struct archive *a, struct pa_err *err)
 	st->fd = -1;
 	if ((st->fd = open(a->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1 ||
 	    fstat(st->fd, &sb) == -1) {
-		archive_err(err, "mbox %s: %s", a->path, strerror(errno));
+		pa_err_set(err, "mbox %s: %s", a->path, strerror(errno));
 		return PA_ERROR;
 	}
 	if (!S_ISREG(sb.st_mode)) {
-		archive_err(err, "mbox %s is not a regular file", a->path);
+		pa_err_set(err, "mbox %s is not a regular file", a->path);
 		return PA_ERROR;
 	}
 	st->size = (uint64_t)sb.st_size;
@@ -414,7 +414,7 @@ mb_next(struct archive *a, struct archive_entry *e, struct pa_err *err)
 		w = mb_win(st);
 		mbox_init(&mb, w, st->wlen);
 		if (mb.pos != 0 || !mbox_next(&mb, &msg, &len)) {
-			archive_err(err, "mbox %s changed while it was read "
+			pa_err_set(err, "mbox %s changed while it was read "
 			    "(no \"From \" line at offset %" PRIu64 ")",
 			    a->path, st->pos);
 			return PA_ERROR;

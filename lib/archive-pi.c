@@ -116,7 +116,7 @@ static int
 pi_init(struct archive *a, struct pa_err *err)
 {
 	if (pthread_once(&pi_once, pi_init_libgit2) != 0 || pi_init_rc < 0) {
-		archive_err(err, "archive %s: libgit2 cannot start: %s",
+		pa_err_set(err, "archive %s: libgit2 cannot start: %s",
 		    a->path, pi_gitmsg());
 		return PA_ERROR;
 	}
@@ -218,11 +218,11 @@ pi_list(struct archive *a, struct pi *p, struct pa_err *err)
 
 	len = snprintf(git, sizeof(git), "%s/git", a->path);
 	if (len < 0 || (size_t)len >= sizeof(git)) {
-		archive_err(err, "archive %s: path too long", a->path);
+		pa_err_set(err, "archive %s: path too long", a->path);
 		return PA_ERROR;
 	}
 	if ((d = opendir(git)) == NULL) {
-		archive_err(err, "archive %s: %s", git, strerror(errno));
+		pa_err_set(err, "archive %s: %s", git, strerror(errno));
 		return PA_ERROR;
 	}
 	while ((de = readdir(d)) != NULL) {
@@ -230,7 +230,7 @@ pi_list(struct archive *a, struct pi *p, struct pa_err *err)
 		    !pi_isdir(git, de->d_name))
 			continue;
 		if (p->nepochs == PI_MAX_EPOCHS) {
-			archive_err(err, "archive %s holds more than %d epochs",
+			pa_err_set(err, "archive %s holds more than %d epochs",
 			    a->path, PI_MAX_EPOCHS);
 			rc = PA_ETOOBIG;
 			break;
@@ -239,7 +239,7 @@ pi_list(struct archive *a, struct pi *p, struct pa_err *err)
 			alloc = alloc ? alloc * 2 : 16;
 			if ((ep = reallocarray(p->epochs, alloc,
 			    sizeof(*ep))) == NULL) {
-				archive_err(err, "archive %s: %s", a->path,
+				pa_err_set(err, "archive %s: %s", a->path,
 				    pa_strerror(PA_ENOMEM));
 				rc = PA_ENOMEM;
 				break;
@@ -288,7 +288,7 @@ pi_open(struct archive *a, int v2, struct pa_err *err)
 	}
 	return 0;
 nomem:
-	archive_err(err, "archive %s: %s", a->path, pa_strerror(PA_ENOMEM));
+	pa_err_set(err, "archive %s: %s", a->path, pa_strerror(PA_ENOMEM));
 	return PA_ENOMEM;
 }
 
@@ -433,7 +433,7 @@ static int
 pi_mark(struct archive *a, struct pi *p, struct pa_err *err)
 {
 	if (archive_mark_set(a, p->epochs[p->cur].name, p->hex) != 0) {
-		archive_err(err, "archive %s: %s", a->path,
+		pa_err_set(err, "archive %s: %s", a->path,
 		    pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}

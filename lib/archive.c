@@ -33,18 +33,6 @@ static int	archive_copy_marks(struct archive *,
 static int	archive_mark_ok(const struct archive_mark *);
 
 void
-archive_err(struct pa_err *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
-
-void
 archive_skip(struct archive_entry *e, const char *fmt, ...)
 {
 	va_list ap;
@@ -77,7 +65,7 @@ archive_pick(const struct archive_kind **kp, const char *path,
 	size_t i, n, len;
 
 	if (stat(path, &st) == -1) {
-		archive_err(err, "archive %s: %s", path, strerror(errno));
+		pa_err_set(err, "archive %s: %s", path, strerror(errno));
 		return PA_ERROR;
 	}
 	for (i = 0; i < NKINDS; i++) {
@@ -97,7 +85,7 @@ archive_pick(const struct archive_kind **kp, const char *path,
 		snprintf(what + len, sizeof(what) - len, "%s%s",
 		    n++ == 0 ? "" : ", nor ", archive_kinds[i].kind->what);
 	}
-	archive_err(err, "archive %s is not %s", path, what);
+	pa_err_set(err, "archive %s is not %s", path, what);
 	return PA_ERROR;
 }
 
@@ -184,7 +172,7 @@ archive_open(struct archive **ap, const char *path, enum archive_type type,
 	    (a->path = strdup(path)) == NULL ||
 	    archive_copy_marks(a, marks, nmarks) != 0) {
 		archive_close(a);
-		archive_err(err, "archive %s: %s", path,
+		pa_err_set(err, "archive %s: %s", path,
 		    pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}

@@ -117,11 +117,9 @@ bad(struct pa_err *err, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	pa_err_vset(err, fmt, ap);
+	va_end(ap);
 	return PA_EBADDOC;
 }
 

@@ -133,8 +133,6 @@ static const struct {
 	{ EAGAIN, "the lock file is busy", NULL },
 };
 
-static void	 idx_err(struct pa_err *, const char *, ...)
-		    __attribute__((format(printf, 2, 3)));
 static void	 idx_mdb_err(const struct attindex *, struct pa_err *,
 		    const char *, int);
 static void	 put_varint(struct sbuf *, uint32_t);
@@ -167,18 +165,6 @@ static int	 reader_setup(struct attindex *, struct pa_err *);
 static int	 lookup(struct attindex *, MDB_dbi, const void *, size_t,
 		    struct att_hit *, size_t, size_t *, struct pa_err *);
 
-static void
-idx_err(struct pa_err *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
-
 /* idx_mdb_err - "WHAT index at PATH: REASON[ (HINT)]" */
 static void
 idx_mdb_err(const struct attindex *h, struct pa_err *err, const char *what,
@@ -190,14 +176,14 @@ idx_mdb_err(const struct attindex *h, struct pa_err *err, const char *what,
 		if (idx_errors[i].rc == rc)
 			break;
 	if (i == sizeof(idx_errors) / sizeof(idx_errors[0]))
-		idx_err(err, "%s index at %s: %s", what, h->path,
+		pa_err_set(err, "%s index at %s: %s", what, h->path,
 		    mdb_strerror(rc));
 	else if (idx_errors[i].hint == NULL ||
 	    (rc == EACCES && h->writable))
-		idx_err(err, "%s index at %s: %s", what, h->path,
+		pa_err_set(err, "%s index at %s: %s", what, h->path,
 		    idx_errors[i].text);
 	else
-		idx_err(err, "%s index at %s: %s (%s)", what, h->path,
+		pa_err_set(err, "%s index at %s: %s (%s)", what, h->path,
 		    idx_errors[i].text, idx_errors[i].hint);
 }
 
@@ -465,7 +451,7 @@ grow(struct attindex *h, struct pa_err *err)
 		mdb_env_info(h->env, &info);
 		size = (uint64_t)info.me_mapsize;
 		if (size >= IDX_MAP_MAX) {
-			idx_err(err, "index at %s is full: its map reached "
+			pa_err_set(err, "index at %s is full: its map reached "
 			    "%llu MiB", h->path,
 			    (unsigned long long)(size >> 20));
 			return PA_ERROR;
@@ -540,7 +526,7 @@ wapply(struct attindex *h, int op, const void *p, size_t len,
 	sbuf_add(&h->journal, p, len);
 	if ((rc = sbuf_failed(&h->journal)) != 0) {
 		h->wfailed = 1;
-		idx_err(err, "index at %s: a write transaction over %zu MiB "
+		pa_err_set(err, "index at %s: a write transaction over %zu MiB "
 		    "(commit more often): %s", h->path, IDX_JOURNAL_MAX >> 20,
 		    pa_strerror(rc));
 		return rc;
@@ -552,12 +538,12 @@ static int
 wcheck(struct attindex *h, struct pa_err *err)
 {
 	if (!h->intxn) {
-		idx_err(err, "index at %s: no write transaction is open",
+		pa_err_set(err, "index at %s: no write transaction is open",
 		    h->path);
 		return PA_ERROR;
 	}
 	if (h->wfailed || h->wtxn == NULL) {
-		idx_err(err, "index at %s: an earlier write in this "
+		pa_err_set(err, "index at %s: an earlier write in this "
 		    "transaction failed; abort it", h->path);
 		return PA_ERROR;
 	}
@@ -825,10 +811,10 @@ reader_setup(struct attindex *h, struct pa_err *err)
 	if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE) {
 		rend(h, txn);
 		if (st.ms_entries == 0)
-			idx_err(err, "no index at %s: run patchattest index",
+			pa_err_set(err, "no index at %s: run patchattest index",
 			    h->path);
 		else
-			idx_err(err, "index at %s has no schema stamp, this "
+			pa_err_set(err, "index at %s has no schema stamp, this "
 			    "program needs %s: run patchattest index", h->path,
 			    ATTINDEX_SCHEMA);
 		return PA_ERROR;
@@ -839,7 +825,7 @@ reader_setup(struct attindex *h, struct pa_err *err)
 	    memcmp(v.mv_data, ATTINDEX_SCHEMA, v.mv_size) != 0) {
 		sanitize(have, sizeof(have), v.mv_data, v.mv_size);
 		rend(h, txn);
-		idx_err(err, "index at %s has schema %s, this program needs "
+		pa_err_set(err, "index at %s has schema %s, this program needs "
 		    "%s: run patchattest index", h->path, have,
 		    ATTINDEX_SCHEMA);
 		return PA_ERROR;
@@ -848,7 +834,7 @@ reader_setup(struct attindex *h, struct pa_err *err)
 		rc = mdb_dbi_open(txn, dbs[i].name, dbs[i].flags, dbi[i]);
 		if (rc == MDB_NOTFOUND) {
 			rend(h, txn);
-			idx_err(err, "index at %s lacks its %s database: run "
+			pa_err_set(err, "index at %s lacks its %s database: run "
 			    "patchattest index", h->path, dbs[i].name);
 			return PA_ERROR;
 		}
@@ -883,23 +869,23 @@ attindex_open(struct attindex **hp, const char *path, int writable,
 	if (err != NULL)
 		err->msg[0] = '\0';
 	if (strlen(path) + sizeof("/data.mdb") > sizeof(data)) {
-		idx_err(err, "index path too long: %.64s...", path);
+		pa_err_set(err, "index path too long: %.64s...", path);
 		return PA_ERROR;
 	}
 	snprintf(data, sizeof(data), "%s/data.mdb", path);
 	if (writable && mkdir(path, 0700) != 0 && errno != EEXIST) {
-		idx_err(err, "cannot make index directory %s: %s", path,
+		pa_err_set(err, "cannot make index directory %s: %s", path,
 		    strerror(errno));
 		return PA_ERROR;
 	}
 	if (stat(path, &sb) != 0 || stat(data, &sb) != 0) {
 		if (errno != ENOENT) {
-			idx_err(err, "cannot open index at %s: %s", path,
+			pa_err_set(err, "cannot open index at %s: %s", path,
 			    strerror(errno));
 			return PA_ERROR;
 		}
 		if (!writable) {
-			idx_err(err, "no index at %s: run patchattest index",
+			pa_err_set(err, "no index at %s: run patchattest index",
 			    path);
 			return PA_ERROR;
 		}
@@ -907,7 +893,7 @@ attindex_open(struct attindex **hp, const char *path, int writable,
 	}
 
 	if ((h = calloc(1, sizeof(*h))) == NULL) {
-		idx_err(err, "index at %s: %s", path, pa_strerror(PA_ENOMEM));
+		pa_err_set(err, "index at %s: %s", path, pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}
 	snprintf(h->path, sizeof(h->path), "%s", path);
@@ -925,7 +911,7 @@ attindex_open(struct attindex **hp, const char *path, int writable,
 	pthread_rwlockattr_destroy(&attr);
 	if (rc != 0) {
 		free(h);
-		idx_err(err, "index at %s: cannot make a lock", path);
+		pa_err_set(err, "index at %s: cannot make a lock", path);
 		return PA_ERROR;
 	}
 	if ((rc = mdb_env_create(&h->env)) != 0) {
@@ -941,7 +927,7 @@ attindex_open(struct attindex **hp, const char *path, int writable,
 	    MDB_NOTLS | (writable ? 0 : MDB_RDONLY), 0600);
 	if (rc == ENOENT && !writable) {
 		attindex_close(h);
-		idx_err(err, "no index at %s: run patchattest index", path);
+		pa_err_set(err, "no index at %s: run patchattest index", path);
 		return PA_ERROR;
 	}
 	if (rc != 0)
@@ -964,10 +950,10 @@ attindex_open(struct attindex **hp, const char *path, int writable,
 		return PA_ERROR;
 	}
 	if (h->rebuilt && h->oldstamp[0] != '\0')
-		idx_err(err, "index at %s had schema %s; rebuilt empty (run "
+		pa_err_set(err, "index at %s had schema %s; rebuilt empty (run "
 		    "patchattest index to fill it)", path, h->oldstamp);
 	else if (h->rebuilt)
-		idx_err(err, "index at %s had no schema stamp; rebuilt empty "
+		pa_err_set(err, "index at %s had no schema stamp; rebuilt empty "
 		    "(run patchattest index to fill it)", path);
 	*hp = h;
 	return 0;
@@ -996,11 +982,11 @@ int
 attindex_begin(struct attindex *h, struct pa_err *err)
 {
 	if (!h->writable) {
-		idx_err(err, "index at %s is open read-only", h->path);
+		pa_err_set(err, "index at %s is open read-only", h->path);
 		return PA_ERROR;
 	}
 	if (h->intxn) {
-		idx_err(err, "index at %s: a write transaction is already "
+		pa_err_set(err, "index at %s: a write transaction is already "
 		    "open", h->path);
 		return PA_ERROR;
 	}
@@ -1060,14 +1046,14 @@ attindex_put(struct attindex *h, const struct att_docinfo *d,
 	if ((rc = wcheck(h, err)) != 0)
 		return rc;
 	if (n > IDX_MAX_TRIPLES) {
-		idx_err(err, "index at %s: a document with %zu attestations, "
+		pa_err_set(err, "index at %s: a document with %zu attestations, "
 		    "over the limit of %u", h->path, n, IDX_MAX_TRIPLES);
 		return PA_ETOOBIG;
 	}
 	sbuf_reset(&h->rec);
 	sbuf_add(&h->rec, d->docid, 32);
 	if ((rc = rec_encode(&h->rec, d, t, n)) != 0) {
-		idx_err(err, "index at %s: %s", h->path, pa_strerror(rc));
+		pa_err_set(err, "index at %s: %s", h->path, pa_strerror(rc));
 		return rc;
 	}
 	return wapply(h, J_PUT, h->rec.buf, h->rec.len, err);
@@ -1158,7 +1144,7 @@ out:
 	if (!h->intxn)
 		rend(h, txn);
 	if (rc == PA_ETOOBIG) {
-		idx_err(err, "index at %s holds more than %zu archive marks",
+		pa_err_set(err, "index at %s holds more than %zu archive marks",
 		    h->path, max);
 		return PA_ETOOBIG;
 	}
@@ -1185,7 +1171,7 @@ attindex_set_marks(struct attindex *h, const struct archive_mark *marks,
 		vlen = strnlen(marks[i].value, sizeof(marks[i].value));
 		if (nlen == 0 || nlen == sizeof(marks[i].name) ||
 		    vlen == sizeof(marks[i].value)) {
-			idx_err(err, "index at %s: archive mark %zu has an "
+			pa_err_set(err, "index at %s: archive mark %zu has an "
 			    "empty or unterminated name or value", h->path, i);
 			return PA_ERROR;
 		}
@@ -1195,7 +1181,7 @@ attindex_set_marks(struct attindex *h, const struct archive_mark *marks,
 		sbuf_add(sb, marks[i].value, vlen);
 	}
 	if ((rc = sbuf_failed(sb)) != 0) {
-		idx_err(err, "index at %s: %s", h->path, pa_strerror(rc));
+		pa_err_set(err, "index at %s: %s", h->path, pa_strerror(rc));
 		return rc;
 	}
 	return wapply(h, J_MARKS, sb->buf, sb->len, err);

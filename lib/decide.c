@@ -15,12 +15,6 @@
 
 #define MAX_HITS	64
 
-/* SHA-256 of nothing: the p of a patch part without a diff (spec 6.6). */
-static const unsigned char empty_p[32] = {
-	0xe3, 0xb0, 0xc4, 0x42, 0x98, 0xfc, 0x1c, 0x14, 0x9a, 0xfb, 0xf4,
-	0xc8, 0x99, 0x6f, 0xb9, 0x24, 0x27, 0xae, 0x41, 0xe4, 0x64, 0x9b,
-	0x93, 0x4c, 0xa4, 0x95, 0x99, 0x1b, 0x78, 0x52, 0xb8, 0x55,
-};
 
 static const char *const verdict_names[] = {
 	[VERDICT_PASS] = "pass",
@@ -267,7 +261,7 @@ look_by_id(struct decider *d, struct candidate *best)
 	size_t k, j, n;
 
 	for (k = 0; k < d->h.n; k++) {
-		if (memcmp(d->h.entry[k].p, empty_p, 32) == 0)
+		if (memcmp(d->h.entry[k].p, digest_empty, 32) == 0)
 			continue;
 		if (attindex_lookup(d->ix, d->h.entry[k].attid, d->hits,
 		    MAX_HITS, &n, &err) != 0) {
@@ -349,7 +343,7 @@ decide(struct decider *d, const struct mailmsg *msg, time_t now,
 	if (rc != 0)
 		return PA_ENOPATCH;
 	for (k = 0; k < d->h.n; k++)
-		if (memcmp(d->h.entry[k].p, empty_p, 32) != 0)
+		if (memcmp(d->h.entry[k].p, digest_empty, 32) != 0)
 			break;
 	if (k == d->h.n)
 		return PA_ENOPATCH;	/* a cover letter's diffstat, no diff */

@@ -26,6 +26,12 @@ void	digest_update(struct digest *, const void *, size_t);
 int	digest_final(struct digest *, unsigned char out[DIGEST_LEN]);
 void	digest_release(struct digest *);
 
+/*
+ * digest_empty - SHA-256 of nothing: the p of a patch part without a
+ * diff, which attests no content (spec 6.6)
+ */
+extern const unsigned char digest_empty[DIGEST_LEN];
+
 /* digest_sha256 - one-shot hash of a byte range */
 int	digest_sha256(unsigned char out[DIGEST_LEN], const void *, size_t);
 

@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <stdio.h>
+
 #include "patchattest.h"
 
 static const struct {
@@ -29,4 +31,21 @@ pa_strerror(int code)
 		if (pa_errors[i].code == code)
 			return pa_errors[i].text;
 	return "unknown error";
+}
+
+void
+pa_err_vset(struct pa_err *err, const char *fmt, va_list ap)
+{
+	if (err != NULL)
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+}
+
+void
+pa_err_set(struct pa_err *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pa_err_vset(err, fmt, ap);
+	va_end(ap);
 }

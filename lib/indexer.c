@@ -17,11 +17,6 @@
 #define BATCH		256	/* archive entries per write transaction */
 #define MAX_MARKS	64
 
-static const unsigned char empty_p[32] = {
-	0xe3, 0xb0, 0xc4, 0x42, 0x98, 0xfc, 0x1c, 0x14, 0x9a, 0xfb, 0xf4,
-	0xc8, 0x99, 0x6f, 0xb9, 0x24, 0x27, 0xae, 0x41, 0xe4, 0x64, 0x9b,
-	0x93, 0x4c, 0xa4, 0x95, 0x99, 0x1b, 0x78, 0x52, 0xb8, 0x55,
-};
 
 
 static void
@@ -157,7 +152,7 @@ store(struct attindex *ix, struct pgp *pgp, const char *block, size_t len,
 		st->bad++;
 	/* Triples with an empty diff attest no content: leave them out. */
 	for (k = 0, n = 0; k < doc.n; k++)
-		if (memcmp(doc.t[k].p, empty_p, 32) != 0)
+		if (memcmp(doc.t[k].p, digest_empty, 32) != 0)
 			doc.t[n++] = doc.t[k];
 	if ((rc = attindex_put(ix, &info, doc.t, n, err)) == 0)
 		st->attestations += n;

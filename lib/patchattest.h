@@ -17,6 +17,7 @@
 #ifndef PATCHATTEST_H
 #define PATCHATTEST_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #define PA_OK		  0
@@ -35,6 +36,12 @@
 struct pa_err {
 	char	msg[256];
 };
+
+/* pa_err_set, pa_err_vset - write the message into err (err may be NULL) */
+void		 pa_err_set(struct pa_err *err, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
+void		 pa_err_vset(struct pa_err *err, const char *fmt, va_list ap)
+		    __attribute__((format(printf, 2, 0)));
 
 /* pa_strerror - a short text for a PA_E* code */
 const char	*pa_strerror(int code);

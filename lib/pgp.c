@@ -181,8 +181,6 @@ static const gpgme_err_code_t pgp_pass_errors[] = {
 	GPG_ERR_CANCELED, GPG_ERR_FULLY_CANCELED,
 };
 
-static void	 seterr(struct pa_err *, const char *, ...)
-		    __attribute__((format(printf, 2, 3)));
 static int	 in_codes(gpgme_err_code_t, const gpgme_err_code_t *, size_t);
 static const struct pgp_model *model_of(enum trust_model);
 static gpgme_ctx_t ctx_new(const char *, const char *, gpgme_keylist_mode_t,
@@ -199,18 +197,6 @@ static int	 usable_signer(gpgme_key_t, time_t);
 static void	 key_uids(gpgme_key_t, struct pgp_key *);
 static int	 copy_text(char *, size_t, const char *);
 static const char *line_after(const char *, size_t, size_t, const char *);
-
-static void
-seterr(struct pa_err *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
 
 static int
 in_codes(gpgme_err_code_t code, const gpgme_err_code_t *codes, size_t n)
@@ -242,7 +228,7 @@ pgp_global_init(struct pa_err *err)
 	const char *loc;
 
 	if (gpgme_check_version("1.13.0") == NULL) {
-		seterr(err, "GPGME %s is too old (1.13 or later is needed)",
+		pa_err_set(err, "GPGME %s is too old (1.13 or later is needed)",
 		    gpgme_check_version(NULL));
 		return PA_ERROR;
 	}
@@ -261,7 +247,7 @@ pgp_global_init(struct pa_err *err)
 				if (info->protocol == GPGME_PROTOCOL_OpenPGP &&
 				    info->file_name)
 					path = info->file_name;
-		seterr(err, "GnuPG (%s) cannot be used: %s; install gnupg "
+		pa_err_set(err, "GnuPG (%s) cannot be used: %s; install gnupg "
 		    "2.2 or later", path, gpgme_strerror(e));
 		return PA_ERROR;
 	}
@@ -277,7 +263,7 @@ ctx_new(const char *home, const char *gpg_model, gpgme_keylist_mode_t extra,
 	gpgme_error_t e;
 
 	if ((e = gpgme_new(&ctx)) != 0) {
-		seterr(err, "cannot start GPGME: %s", gpgme_strerror(e));
+		pa_err_set(err, "cannot start GPGME: %s", gpgme_strerror(e));
 		return NULL;
 	}
 	if ((e = gpgme_set_protocol(ctx, GPGME_PROTOCOL_OpenPGP)) != 0 ||
@@ -290,7 +276,7 @@ ctx_new(const char *home, const char *gpg_model, gpgme_keylist_mode_t extra,
 	    (e = gpgme_set_ctx_flag(ctx, "auto-key-retrieve", "0")) != 0 ||
 	    (gpg_model && (e = gpgme_set_ctx_flag(ctx, "trust-model",
 	    gpg_model)) != 0)) {
-		seterr(err, "cannot set up GPGME for GnuPG home %s: %s",
+		pa_err_set(err, "cannot set up GPGME for GnuPG home %s: %s",
 		    home ? home : "(default)", gpgme_strerror(e));
 		gpgme_release(ctx);
 		return NULL;
@@ -309,29 +295,29 @@ pgp_new(const char *home, enum trust_model model, struct pa_err *err)
 	const char *dir;
 
 	if ((pm = model_of(model)) == NULL) {
-		seterr(err, "unknown trust model %d", (int)model);
+		pa_err_set(err, "unknown trust model %d", (int)model);
 		return NULL;
 	}
 	if (home && stat(home, &st) != 0) {
-		seterr(err, "GnuPG home %s: %s", home, strerror(errno));
+		pa_err_set(err, "GnuPG home %s: %s", home, strerror(errno));
 		return NULL;
 	}
 	if (home && !S_ISDIR(st.st_mode)) {
-		seterr(err, "GnuPG home %s: not a directory", home);
+		pa_err_set(err, "GnuPG home %s: not a directory", home);
 		return NULL;
 	}
 	if ((p = calloc(1, sizeof(*p))) == NULL) {
-		seterr(err, "out of memory");
+		pa_err_set(err, "out of memory");
 		return NULL;
 	}
 	p->model = model;
 	dir = home ? home : gpgme_get_dirinfo("homedir");
 	if (dir == NULL) {
-		seterr(err, "cannot find GnuPG's home directory (gpgconf)");
+		pa_err_set(err, "cannot find GnuPG's home directory (gpgconf)");
 		goto fail;
 	}
 	if ((p->home = strdup(dir)) == NULL) {
-		seterr(err, "out of memory");
+		pa_err_set(err, "out of memory");
 		goto fail;
 	}
 	if ((p->ctx = ctx_new(home, "always", 0, err)) == NULL ||
@@ -392,7 +378,7 @@ pgp_verify(struct pgp *p, const char *doc, size_t len, struct pgp_sig *sig,
 	sig->status = PGP_SIG_ERROR;
 	sbuf_reset(plaintext);
 	if (len > PGP_DOC_MAX) {
-		seterr(err, "signed document of %zu bytes is over the limit "
+		pa_err_set(err, "signed document of %zu bytes is over the limit "
 		    "of %u", len, PGP_DOC_MAX);
 		return PA_ETOOBIG;
 	}
@@ -404,7 +390,7 @@ pgp_verify(struct pgp *p, const char *doc, size_t len, struct pgp_sig *sig,
 	}
 	if ((e = gpgme_data_new_from_mem(&in, doc, len, 0)) != 0 ||
 	    (e = gpgme_data_new(&out)) != 0) {
-		seterr(err, "GPGME: %s", gpgme_strerror(e));
+		pa_err_set(err, "GPGME: %s", gpgme_strerror(e));
 		rc = PA_ENOMEM;
 		goto out;
 	}
@@ -416,7 +402,7 @@ pgp_verify(struct pgp *p, const char *doc, size_t len, struct pgp_sig *sig,
 		code = gpg_err_code(e);
 		if (!in_codes(code, pgp_doc_errors, sizeof(pgp_doc_errors) /
 		    sizeof(pgp_doc_errors[0]))) {
-			seterr(err, "GnuPG could not verify a document (home "
+			pa_err_set(err, "GnuPG could not verify a document (home "
 			    "%s): %s", p->home, gpgme_strerror(e));
 			rc = PA_ERROR;
 			goto out;
@@ -460,7 +446,7 @@ plain:
 	if (n > 0 && mem[n - 1] == '\n')
 		n -= n > 1 && mem[n - 2] == '\r' ? 2 : 1;
 	if (mem && (rc = sbuf_add(plaintext, mem, n)) != 0)
-		seterr(err, "the signed text of %zu bytes does not fit: %s", n,
+		pa_err_set(err, "the signed text of %zu bytes does not fit: %s", n,
 		    pa_strerror(rc));
 out:
 	if (mem)
@@ -486,7 +472,7 @@ pgp_clearsign(struct pgp *p, const char *key, const char *text, size_t len,
 
 	sbuf_reset(out);
 	if (len > PGP_DOC_MAX) {
-		seterr(err, "text to sign of %zu bytes is over the limit of %u",
+		pa_err_set(err, "text to sign of %zu bytes is over the limit of %u",
 		    len, PGP_DOC_MAX);
 		return PA_ETOOBIG;
 	}
@@ -495,7 +481,7 @@ pgp_clearsign(struct pgp *p, const char *key, const char *text, size_t len,
 			if ((unsigned char)*q < 0x20 || *q == 0x7f)
 				break;
 		if (*q || q - *c > PGP_COMMENT_MAX || nc >= PGP_COMMENTS_MAX) {
-			seterr(err, "armor comment %zu is too long, or has "
+			pa_err_set(err, "armor comment %zu is too long, or has "
 			    "control characters", nc + 1);
 			return PA_ERROR;
 		}
@@ -503,7 +489,7 @@ pgp_clearsign(struct pgp *p, const char *key, const char *text, size_t len,
 	gpgme_signers_clear(p->ctx);
 	if (key) {
 		if ((e = gpgme_get_key(p->ctx, key, &k, 1)) != 0) {
-			seterr(err, "no secret key %s in GnuPG home %s%s%s",
+			pa_err_set(err, "no secret key %s in GnuPG home %s%s%s",
 			    key, p->home,
 			    gpg_err_code(e) == GPG_ERR_EOF ? "" : ": ",
 			    gpg_err_code(e) == GPG_ERR_EOF ? "" :
@@ -513,14 +499,14 @@ pgp_clearsign(struct pgp *p, const char *key, const char *text, size_t len,
 		e = gpgme_signers_add(p->ctx, k);
 		gpgme_key_unref(k);
 		if (e != 0) {
-			seterr(err, "cannot sign with key %s: %s", key,
+			pa_err_set(err, "cannot sign with key %s: %s", key,
 			    gpgme_strerror(e));
 			return PA_ERROR;
 		}
 	}
 	if ((e = gpgme_data_new_from_mem(&in, text, len, 0)) != 0 ||
 	    (e = gpgme_data_new(&sigd)) != 0) {
-		seterr(err, "GPGME: %s", gpgme_strerror(e));
+		pa_err_set(err, "GPGME: %s", gpgme_strerror(e));
 		goto out;
 	}
 	e = gpgme_op_sign(p->ctx, in, sigd, GPGME_SIG_MODE_CLEAR);
@@ -532,11 +518,11 @@ pgp_clearsign(struct pgp *p, const char *key, const char *text, size_t len,
 	if (e != 0) {
 		if (in_codes(gpg_err_code(e), pgp_pass_errors,
 		    sizeof(pgp_pass_errors) / sizeof(pgp_pass_errors[0])))
-			seterr(err, "the signing key %s needs a passphrase; "
+			pa_err_set(err, "the signing key %s needs a passphrase; "
 			    "only keys without one can be used", key ? key :
 			    "(default)");
 		else
-			seterr(err, "GnuPG could not sign (home %s, key "
+			pa_err_set(err, "GnuPG could not sign (home %s, key "
 			    "%s): %s", p->home, key ? key : "(default)",
 			    gpgme_strerror(e));
 		goto out;
@@ -553,7 +539,7 @@ pgp_clearsign(struct pgp *p, const char *key, const char *text, size_t len,
 		off = (size_t)(q - mem) + 1;
 	}
 	if (armor == NULL) {
-		seterr(err, "GnuPG's clearsigned output has no signature "
+		pa_err_set(err, "GnuPG's clearsigned output has no signature "
 		    "armor");
 		goto out;
 	}
@@ -563,7 +549,7 @@ pgp_clearsign(struct pgp *p, const char *key, const char *text, size_t len,
 		    armor - mem >= 2 && armor[-2] == '\r' ? "\r\n" : "\n");
 	sbuf_add(out, armor, n - (size_t)(armor - mem));
 	if ((rc = sbuf_failed(out)) != 0)
-		seterr(err, "the signed document does not fit: %s",
+		pa_err_set(err, "the signed document does not fit: %s",
 		    pa_strerror(rc));
 out:
 	if (mem)
@@ -647,7 +633,7 @@ cache_list(struct pgp *p, struct pa_err *err)
 	stamps_take(p, now);
 	cache_clear(p);
 	if ((e = gpgme_op_keylist_start(p->lctx, NULL, 0)) != 0) {
-		seterr(err, "cannot list the keys of GnuPG home %s: %s",
+		pa_err_set(err, "cannot list the keys of GnuPG home %s: %s",
 		    p->home, gpgme_strerror(e));
 		return PA_ERROR;
 	}
@@ -674,7 +660,7 @@ cache_list(struct pgp *p, struct pa_err *err)
 	}
 	gpgme_op_keylist_end(p->lctx);
 	if (gpg_err_code(e) != GPG_ERR_EOF) {
-		seterr(err, "cannot list the keys of GnuPG home %s: %s",
+		pa_err_set(err, "cannot list the keys of GnuPG home %s: %s",
 		    p->home, gpgme_strerror(e));
 		cache_clear(p);
 		return gpg_err_code(e) == GPG_ERR_ENOMEM ? PA_ENOMEM : PA_ERROR;
@@ -682,7 +668,7 @@ cache_list(struct pgp *p, struct pa_err *err)
 	free(p->ix);
 	p->ix = NULL;
 	if (nsub && (nix = calloc(nsub * 2, sizeof(*nix))) == NULL) {
-		seterr(err, "out of memory listing GnuPG keys");
+		pa_err_set(err, "out of memory listing GnuPG keys");
 		cache_clear(p);
 		return PA_ENOMEM;
 	} else if (nsub)
