@@ -9,6 +9,7 @@
 #include "patchattest.h"
 #include "decide.h"
 #include "digest.h"
+#include "hdrfmt.h"
 #include "mailident.h"
 #include "maildate.h"
 #include "mailmsg.h"
@@ -371,22 +372,8 @@ decide(struct decider *d, const struct mailmsg *msg, time_t now,
 	}
 	if (out->attid[0] == '\0')
 		memcpy(out->attid, d->h.entry[0].attid, sizeof(out->attid));
+	out->mail_date = d->date;
 	return 0;
-}
-
-/* quoted - a quoted-string: backslash before " and \, controls dropped */
-static void
-quoted(struct sbuf *out, const char *s)
-{
-	sbuf_addch(out, '"');
-	for (; *s; s++) {
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			continue;
-		if (*s == '"' || *s == '\\')
-			sbuf_addch(out, '\\');
-		sbuf_addch(out, *s);
-	}
-	sbuf_addch(out, '"');
 }
 
 int
@@ -399,8 +386,7 @@ decision_header(const struct decision *d, struct sbuf *out)
 	int first = 1, i;
 
 	sbuf_init(&item, 1024);
-	/* "X-Patch-Attested: " is 18 columns */
-	col = 18;
+	col = strlen("X-Patch-Attested: ");
 	for (i = 0; i < 6; i++) {
 		sbuf_reset(&item);
 		switch (i) {
@@ -414,7 +400,7 @@ decision_header(const struct decision *d, struct sbuf *out)
 		case 2:
 			if (d->signer[0]) {
 				sbuf_addstr(&item, "signer=");
-				quoted(&item, d->signer);
+				hdrfmt_quoted(&item, d->signer);
 			}
 			break;
 		case 3:
@@ -430,24 +416,13 @@ decision_header(const struct decision *d, struct sbuf *out)
 		default:
 			if (d->reason[0]) {
 				sbuf_addstr(&item, "reason=");
-				quoted(&item, d->reason);
+				hdrfmt_quoted(&item, d->reason);
 			}
 			break;
 		}
 		if (item.len == 0)
 			continue;
-		if (!first) {
-			/* Fold before an item that would pass column 78. */
-			if (col + 2 + item.len > 78) {
-				sbuf_addstr(out, ";\n\t");
-				col = 8;
-			} else {
-				sbuf_addstr(out, "; ");
-				col += 2;
-			}
-		}
-		sbuf_add(out, item.buf, item.len);
-		col += item.len;
+		hdrfmt_item(out, &col, first ? "" : "; ", item.buf, item.len);
 		first = 0;
 	}
 	sbuf_release(&item);

@@ -46,6 +46,7 @@ struct decision {
 	char		 signer[PGP_UIDLEN];	/* "Name <addr>", or "" */
 	char		 key[PGP_FPR_MAX];	/* primary key fingerprint */
 	time_t		 signed_at;		/* 0: unknown */
+	time_t		 mail_date;		/* the Date header, 0: none */
 	char		 reason[256];
 };
 

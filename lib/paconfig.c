@@ -20,6 +20,11 @@
 _Static_assert(sizeof(enum archive_type) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum trust_model) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum uid_match) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum action) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum on_error) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum log_level) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum syslog_facility) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum yes_no) == sizeof(int), "enum size");
 
 /* Word order is the enum order of paconfig.h. */
 static const char *const archive_types[] = {
@@ -27,6 +32,18 @@ static const char *const archive_types[] = {
 };
 static const char *const trust_models[] = { "gpg", "tofu", "keyring", NULL };
 static const char *const uid_matches[] = { "loose", "strict", NULL };
+static const char *const actions[] = {
+	"accept", "reject", "tempfail", "quarantine", NULL
+};
+static const char *const on_errors[] = { "accept", "tempfail", NULL };
+static const char *const log_levels[] = {
+	"error", "warning", "info", "debug", NULL
+};
+static const char *const facilities[] = {
+	"no", "mail", "daemon", "local0", "local1", "local2", "local3",
+	"local4", "local5", "local6", "local7", NULL
+};
+static const char *const yes_no[] = { "no", "yes", NULL };
 
 #define OFF(field)	offsetof(struct pa_config, field)
 
@@ -53,6 +70,59 @@ const struct config_key config_keys[] = {
 	{ "StalenessDays", CONFIG_INT, "30", 0, 36500, NULL,
 	    OFF(staleness_days),
 	    "Days an attestation may predate the mail it covers; 0: no limit." },
+
+	{ "Socket", CONFIG_TEXT, "local:/run/patchattest/patchattest.sock",
+	    0, 0, NULL, OFF(socket),
+	    "Where the milter listens: local:/path, inet:port@host or "
+	    "inet6:port@host." },
+	{ "UMask", CONFIG_MODE, "007", 0, 0777, NULL, OFF(umask),
+	    "The milter's file mode mask (octal): it sets the mode of a "
+	    "local socket." },
+	{ "PidFile", CONFIG_PATH, NULL, 0, 0, NULL, OFF(pid_file),
+	    "File the milter writes its process ID to." },
+	{ "UserID", CONFIG_TEXT, NULL, 0, 0, NULL, OFF(user_id),
+	    "user or user:group the milter runs as once its socket is open." },
+	{ "Syslog", CONFIG_CHOICE, "mail", 0, 0, facilities, OFF(syslog),
+	    "Syslog facility of the milter's log, or no." },
+	{ "LogLevel", CONFIG_CHOICE, "info", 0, 0, log_levels, OFF(log_level),
+	    "Least important log lines kept: info has one line a patch." },
+	{ "MaximumBodySize", CONFIG_INT, "16777216", 1024, 1073741824, NULL,
+	    OFF(max_body),
+	    "Bytes of a message the milter reads; larger mail passes "
+	    "undecided." },
+	{ "AuthservID", CONFIG_TEXT, NULL, 0, 0, NULL, OFF(authserv_id),
+	    "This host's name in Authentication-Results; unset: none added." },
+	{ "OnFail", CONFIG_CHOICE, "accept", 0, 0, actions, OFF(on_fail),
+	    "What to do with a patch whose attestation it contradicts." },
+	{ "OnNone", CONFIG_CHOICE, "accept", 0, 0, actions, OFF(on_none),
+	    "What to do with a patch that has no attestation." },
+	{ "OnUntrusted", CONFIG_CHOICE, "accept", 0, 0, actions,
+	    OFF(on_untrusted),
+	    "What to do with a patch attested by a key that is not trusted." },
+	{ "OnNoKey", CONFIG_CHOICE, "accept", 0, 0, actions, OFF(on_nokey),
+	    "What to do with a patch attested by a key not in the keyring." },
+	{ "OnStale", CONFIG_CHOICE, "accept", 0, 0, actions, OFF(on_stale),
+	    "What to do with a patch attested longer ago than StalenessDays." },
+	{ "OnUIDMismatch", CONFIG_CHOICE, "accept", 0, 0, actions,
+	    OFF(on_uidmismatch),
+	    "What to do with a patch whose signer is not its author "
+	    "(strict)." },
+	{ "OnError", CONFIG_CHOICE, "accept", 0, 0, on_errors, OFF(on_error),
+	    "When the index or keyring is unusable: pass the mail, or "
+	    "tempfail." },
+	{ "AttestationWait", CONFIG_INT, "0", 0, 10080, NULL,
+	    OFF(attestation_wait),
+	    "Minutes to tempfail an unattested patch dated this recently; "
+	    "0: off." },
+	{ "LearnFromMail", CONFIG_CHOICE, "yes", 0, 0, yes_no,
+	    OFF(learn_from_mail),
+	    "Index attestation documents that arrive by mail." },
+	{ "ArchiveRefresh", CONFIG_INT, "300", 0, 86400, NULL,
+	    OFF(archive_refresh),
+	    "Seconds between the milter's reads of Archive; 0: never." },
+	{ "MarkNonPatches", CONFIG_CHOICE, "no", 0, 0, yes_no,
+	    OFF(mark_non_patches),
+	    "Add \"X-Patch-Attested: nopatch\" to mail that is no patch." },
 };
 
 #define NKEYS	(sizeof(config_keys) / sizeof(config_keys[0]))
@@ -62,7 +132,9 @@ const size_t config_nkeys = NKEYS;
 /* What the sample configuration shows for a key without a default. */
 static const char *const config_placeholder[] = {
 	[CONFIG_PATH] = "PATH",
+	[CONFIG_TEXT] = "TEXT",
 	[CONFIG_INT] = "NUMBER",
+	[CONFIG_MODE] = "MODE",
 	[CONFIG_CHOICE] = "WORD",
 };
 
@@ -227,6 +299,7 @@ config_set(struct pa_config *cfg, const struct config_key *k,
 
 	switch (k->type) {
 	case CONFIG_PATH:
+	case CONFIG_TEXT:
 		if ((p = strdup(value)) == NULL) {
 			cf->nomem = 1;
 			return;
@@ -252,6 +325,17 @@ config_set(struct pa_config *cfg, const struct config_key *k,
 			    "a whole number\n", k->name, CONFIG_SHOW, value);
 			break;
 		}
+		return;
+	case CONFIG_MODE:
+		n = strtol(value, &p, 8);
+		if (value[strspn(value, "01234567")] == '\0' && *p == '\0' &&
+		    n >= k->min && n <= k->max) {
+			*(long *)(void *)field = n;
+			return;
+		}
+		sbuf_addf(config_problem(cf), "%s: \"%.*s\" is not an octal "
+		    "mode from %lo to %lo\n", k->name, CONFIG_SHOW, value,
+		    (unsigned long)k->min, (unsigned long)k->max);
 		return;
 	case CONFIG_CHOICE:
 		for (i = 0; k->choices[i] != NULL; i++)
@@ -366,7 +450,8 @@ config_release(struct pa_config *cfg)
 	size_t i;
 
 	for (i = 0; i < NKEYS; i++)
-		if (config_keys[i].type == CONFIG_PATH) {
+		if (config_keys[i].type == CONFIG_PATH ||
+		    config_keys[i].type == CONFIG_TEXT) {
 			p = (char **)(void *)((char *)cfg +
 			    config_keys[i].offset);
 			free(*p);
@@ -452,6 +537,9 @@ config_write_sample(FILE *fp)
 		fprintf(fp, "\n# %s\n", k->doc);
 		if (k->type == CONFIG_INT)
 			fprintf(fp, "# From %ld to %ld.\n", k->min, k->max);
+		if (k->type == CONFIG_MODE)
+			fprintf(fp, "# Octal, from %03lo to %03lo.\n",
+			    (unsigned long)k->min, (unsigned long)k->max);
 		if (k->type == CONFIG_CHOICE) {
 			fputs("# One of:", fp);
 			for (j = 0; k->choices[j] != NULL; j++)

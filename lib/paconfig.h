@@ -53,7 +53,43 @@ enum uid_match {
 	UID_STRICT		/* a signer user ID carries the author's address */
 };
 
+/* What the milter does with a message, by verdict. */
+enum action {
+	ACTION_ACCEPT,		/* deliver, with the header */
+	ACTION_REJECT,		/* 5.7.1 */
+	ACTION_TEMPFAIL,	/* 4.7.1: the sender tries again later */
+	ACTION_QUARANTINE	/* deliver into the MTA's hold queue */
+};
+
+/* What the milter does when it cannot decide. */
+enum on_error {
+	ONERROR_ACCEPT,
+	ONERROR_TEMPFAIL
+};
+
+enum log_level {
+	LOG_LEVEL_ERROR,
+	LOG_LEVEL_WARNING,
+	LOG_LEVEL_INFO,
+	LOG_LEVEL_DEBUG
+};
+
+/* Syslog facilities by name; SYSLOG_NONE logs nowhere but stderr. */
+enum syslog_facility {
+	SYSLOG_NONE,
+	SYSLOG_MAIL,
+	SYSLOG_DAEMON,
+	SYSLOG_LOCAL0,		/* ... to SYSLOG_LOCAL0 + 7 */
+	SYSLOG_LOCAL7 = SYSLOG_LOCAL0 + 7
+};
+
+enum yes_no {
+	CONFIG_NO,
+	CONFIG_YES
+};
+
 struct pa_config {
+	/* The archive, the index and the keys (patchattest and the milter) */
 	char			*archive;	/* path, or NULL */
 	enum archive_type	 archive_type;
 	char			*index_path;
@@ -61,11 +97,32 @@ struct pa_config {
 	enum trust_model	 trust_model;
 	enum uid_match		 uid_match;
 	long			 staleness_days;	/* 0: no limit */
+
+	/* The milter's daemon */
+	char			*socket;
+	long			 umask;
+	char			*pid_file;	/* NULL: none */
+	char			*user_id;	/* "user[:group]", or NULL */
+	enum syslog_facility	 syslog;
+	enum log_level		 log_level;
+
+	/* The milter's work */
+	long			 max_body;	/* bytes */
+	char			*authserv_id;	/* NULL: no A-R header */
+	enum action		 on_fail, on_none, on_untrusted, on_nokey,
+				 on_stale, on_uidmismatch;
+	enum on_error		 on_error;
+	long			 attestation_wait;	/* minutes, 0: off */
+	enum yes_no		 learn_from_mail;
+	long			 archive_refresh;	/* seconds, 0: never */
+	enum yes_no		 mark_non_patches;
 };
 
 enum config_type {
 	CONFIG_PATH,		/* char *, owned by the struct */
+	CONFIG_TEXT,		/* likewise, a word or name */
 	CONFIG_INT,		/* long, within min..max */
+	CONFIG_MODE,		/* long, octal, within min..max */
 	CONFIG_CHOICE		/* an enum: the index of the word in choices */
 };
 
@@ -73,7 +130,7 @@ struct config_key {
 	const char		*name;
 	enum config_type	 type;
 	const char		*def;		/* default as written in a file */
-	long			 min, max;	/* CONFIG_INT bounds */
+	long			 min, max;	/* CONFIG_INT, _MODE bounds */
 	const char *const	*choices;	/* CONFIG_CHOICE words, NULL-ended */
 	size_t			 offset;	/* into struct pa_config */
 	const char		*doc;		/* one line for the manual */

@@ -73,6 +73,17 @@ static const struct bad_case bad_cases[] = {
 	{ "overflow", S("StalenessDays 99999999999999999999999\n"),
 	    "F:1: StalenessDays: \"99999999999999999999999\" is out of "
 	    "bounds 0..36500\n" },
+	{ "mode not octal", S("UMask 0089\n"),
+	    "F:1: UMask: \"0089\" is not an octal mode from 0 to 777\n" },
+	{ "mode too big", S("UMask 1777\n"),
+	    "F:1: UMask: \"1777\" is not an octal mode from 0 to 777\n" },
+	{ "mode with a sign", S("UMask -7\n"),
+	    "F:1: UMask: \"-7\" is not an octal mode from 0 to 777\n" },
+	{ "bad action", S("OnFail discard\n"),
+	    "F:1: OnFail: \"discard\" is not one of accept, reject, "
+	    "tempfail, quarantine\n" },
+	{ "OnError cannot reject", S("OnError reject\n"),
+	    "F:1: OnError: \"reject\" is not one of accept, tempfail\n" },
 	{ "bad choice", S("TrustModel pgp\n"),
 	    "F:1: TrustModel: \"pgp\" is not one of gpg, tofu, keyring\n" },
 	{ "bad archive type", S("ArchiveType git\n"),
@@ -100,7 +111,26 @@ static const char every_key[] =
     "GnuPGHome /etc/patchattest/gnupg\n"
     "TrustModel keyring\n"
     "UIDMatch strict\n"
-    "StalenessDays 0\n";
+    "StalenessDays 0\n"
+    "Socket inet:8891@127.0.0.1\n"
+    "UMask 0027\n"
+    "PidFile /run/pa.pid\n"
+    "UserID patchattest:mail\n"
+    "Syslog local3\n"
+    "LogLevel debug\n"
+    "MaximumBodySize 1024\n"
+    "AuthservID mx.example.org\n"
+    "OnFail reject\n"
+    "OnNone tempfail\n"
+    "OnUntrusted quarantine\n"
+    "OnNoKey reject\n"
+    "OnStale tempfail\n"
+    "OnUIDMismatch quarantine\n"
+    "OnError tempfail\n"
+    "AttestationWait 30\n"
+    "LearnFromMail no\n"
+    "ArchiveRefresh 0\n"
+    "MarkNonPatches yes\n";
 
 static const char *
 tmpdir(void)
@@ -171,7 +201,21 @@ same_config(const struct pa_config *a, const struct pa_config *b)
 	    same_str(a->gnupg_home, b->gnupg_home) &&
 	    a->trust_model == b->trust_model &&
 	    a->uid_match == b->uid_match &&
-	    a->staleness_days == b->staleness_days;
+	    a->staleness_days == b->staleness_days &&
+	    same_str(a->socket, b->socket) && a->umask == b->umask &&
+	    same_str(a->pid_file, b->pid_file) &&
+	    same_str(a->user_id, b->user_id) && a->syslog == b->syslog &&
+	    a->log_level == b->log_level && a->max_body == b->max_body &&
+	    same_str(a->authserv_id, b->authserv_id) &&
+	    a->on_fail == b->on_fail && a->on_none == b->on_none &&
+	    a->on_untrusted == b->on_untrusted &&
+	    a->on_nokey == b->on_nokey && a->on_stale == b->on_stale &&
+	    a->on_uidmismatch == b->on_uidmismatch &&
+	    a->on_error == b->on_error &&
+	    a->attestation_wait == b->attestation_wait &&
+	    a->learn_from_mail == b->learn_from_mail &&
+	    a->archive_refresh == b->archive_refresh &&
+	    a->mark_non_patches == b->mark_non_patches;
 }
 
 static void
@@ -188,6 +232,21 @@ test_defaults(void)
 	tap_check_int(c.trust_model, TRUST_GPG, "defaults: TrustModel");
 	tap_check_int(c.uid_match, UID_LOOSE, "defaults: UIDMatch");
 	tap_check_int(c.staleness_days, 30, "defaults: StalenessDays");
+	tap_check_str(c.socket, "local:/run/patchattest/patchattest.sock",
+	    "defaults: Socket");
+	tap_check_int(c.umask, 07, "defaults: UMask");
+	tap_ok(c.pid_file == NULL && c.user_id == NULL &&
+	    c.authserv_id == NULL, "defaults: no PidFile, UserID, AuthservID");
+	tap_ok(c.syslog == SYSLOG_MAIL && c.log_level == LOG_LEVEL_INFO,
+	    "defaults: Syslog mail, LogLevel info");
+	tap_check_int(c.max_body, 16 << 20, "defaults: MaximumBodySize");
+	tap_ok(c.on_fail == ACTION_ACCEPT && c.on_none == ACTION_ACCEPT &&
+	    c.on_untrusted == ACTION_ACCEPT && c.on_nokey == ACTION_ACCEPT &&
+	    c.on_stale == ACTION_ACCEPT && c.on_uidmismatch == ACTION_ACCEPT &&
+	    c.on_error == ONERROR_ACCEPT, "defaults: every action accept");
+	tap_ok(c.attestation_wait == 0 && c.learn_from_mail == CONFIG_YES &&
+	    c.archive_refresh == 300 && c.mark_non_patches == CONFIG_NO,
+	    "defaults: no wait, learn, refresh 300, no nopatch header");
 	config_release(&c);
 	tap_ok(c.index_path == NULL, "release clears the strings");
 	config_release(&c);
@@ -213,6 +272,23 @@ test_keys(void)
 	tap_check_int(c.trust_model, TRUST_KEYRING, "every key: TrustModel");
 	tap_check_int(c.uid_match, UID_STRICT, "every key: UIDMatch");
 	tap_check_int(c.staleness_days, 0, "every key: StalenessDays");
+	tap_check_str(c.socket, "inet:8891@127.0.0.1", "every key: Socket");
+	tap_check_int(c.umask, 027, "every key: UMask, octal");
+	tap_check_str(c.pid_file, "/run/pa.pid", "every key: PidFile");
+	tap_check_str(c.user_id, "patchattest:mail", "every key: UserID");
+	tap_check_int(c.syslog, SYSLOG_LOCAL0 + 3, "every key: Syslog");
+	tap_check_int(c.log_level, LOG_LEVEL_DEBUG, "every key: LogLevel");
+	tap_check_int(c.max_body, 1024, "every key: MaximumBodySize");
+	tap_check_str(c.authserv_id, "mx.example.org", "every key: AuthservID");
+	tap_ok(c.on_fail == ACTION_REJECT && c.on_none == ACTION_TEMPFAIL &&
+	    c.on_untrusted == ACTION_QUARANTINE && c.on_nokey == ACTION_REJECT &&
+	    c.on_stale == ACTION_TEMPFAIL &&
+	    c.on_uidmismatch == ACTION_QUARANTINE &&
+	    c.on_error == ONERROR_TEMPFAIL, "every key: the actions");
+	tap_ok(c.attestation_wait == 30 && c.learn_from_mail == CONFIG_NO &&
+	    c.archive_refresh == 0 && c.mark_non_patches == CONFIG_YES,
+	    "every key: AttestationWait, LearnFromMail, ArchiveRefresh, "
+	    "MarkNonPatches");
 
 	tap_check_int(load(&c, S("aRcHiVeTyPe MBOX\nTRUSTMODEL Tofu\n"
 	    "stalenessdays +36500\n"), &text), 0, "keys and words in any case");

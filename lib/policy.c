@@ -1,0 +1,157 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "hdrfmt.h"
+#include "policy.h"
+
+/* What each verdict is called in an SMTP reply, and in RFC 8601 terms. */
+static const struct {
+	const char	*reply;
+	const char	*authres;
+} verdict_words[] = {
+	[VERDICT_PASS] = { "attested", "pass" },
+	[VERDICT_STALE] = { "attested too long ago", "policy" },
+	[VERDICT_UIDMISMATCH] = { "attested by someone other than its author",
+	    "policy" },
+	[VERDICT_UNTRUSTED] = { "attested by a key that is not trusted",
+	    "neutral" },
+	[VERDICT_NOKEY] = { "attested by an unknown key", "neutral" },
+	[VERDICT_FAIL] = { "not what its attestation says", "fail" },
+	[VERDICT_NONE] = { "not attested", "none" },
+	[VERDICT_TEMPERROR] = { "not checked: the attestation index or "
+	    "keyring is unusable", "temperror" },
+};
+
+static enum action
+configured_action(const struct pa_config *cf, enum verdict v)
+{
+	switch (v) {
+	case VERDICT_PASS:
+		return ACTION_ACCEPT;
+	case VERDICT_STALE:
+		return cf->on_stale;
+	case VERDICT_UIDMISMATCH:
+		return cf->on_uidmismatch;
+	case VERDICT_UNTRUSTED:
+		return cf->on_untrusted;
+	case VERDICT_NOKEY:
+		return cf->on_nokey;
+	case VERDICT_FAIL:
+		return cf->on_fail;
+	case VERDICT_NONE:
+		return cf->on_none;
+	case VERDICT_TEMPERROR:
+		break;
+	}
+	return cf->on_error == ONERROR_TEMPFAIL ? ACTION_TEMPFAIL :
+	    ACTION_ACCEPT;
+}
+
+/* reply_text - s for an SMTP reply: printable ASCII, no % (a format) */
+static void
+reply_text(char *out, size_t size, const char *s)
+{
+	size_t i, len = strnlen(s, size - 1);
+
+	memcpy(out, s, len);
+	out[len] = '\0';
+	for (i = 0; i < len; i++)
+		if ((unsigned char)out[i] < 0x20 ||
+		    (unsigned char)out[i] > 0x7e || out[i] == '%')
+			out[i] = ' ';
+}
+
+void
+policy_apply(const struct pa_config *cf, const struct decision *d,
+    time_t now, struct policy_outcome *o)
+{
+	char text[2 * sizeof(o->text)];
+
+	memset(o, 0, sizeof(*o));
+	if (d->result == VERDICT_NONE && cf->attestation_wait > 0 &&
+	    d->mail_date != 0 && now >= d->mail_date &&
+	    now - d->mail_date < cf->attestation_wait * 60) {
+		o->action = ACTION_TEMPFAIL;
+		o->rcode = "451";
+		o->xcode = "4.7.1";
+		snprintf(o->text, sizeof(o->text), "Patch %s has no "
+		    "attestation yet; try again later", d->attid);
+		return;
+	}
+	o->action = configured_action(cf, d->result);
+	if (d->reason[0] != '\0')
+		snprintf(text, sizeof(text), "Patch %s is %s (%s)", d->attid,
+		    verdict_words[d->result].reply, d->reason);
+	else
+		snprintf(text, sizeof(text), "Patch %s is %s", d->attid,
+		    verdict_words[d->result].reply);
+	reply_text(o->text, sizeof(o->text), text);
+	if (o->action == ACTION_REJECT) {
+		o->rcode = "550";
+		o->xcode = "5.7.1";
+	} else if (o->action == ACTION_TEMPFAIL) {
+		o->rcode = "451";
+		o->xcode = "4.7.1";
+	}
+}
+
+int
+policy_authres(struct sbuf *out, const char *authserv_id,
+    const struct decision *d)
+{
+	struct sbuf item;
+	size_t col = strlen("Authentication-Results: ");
+
+	sbuf_init(&item, 1024);
+	sbuf_addf(&item, "%s", authserv_id);
+	hdrfmt_item(out, &col, "", item.buf, item.len);
+	sbuf_reset(&item);
+	sbuf_addf(&item, "%s=%s", POLICY_AR_METHOD,
+	    verdict_words[d->result].authres);
+	hdrfmt_item(out, &col, "; ", item.buf, item.len);
+	sbuf_reset(&item);
+	sbuf_addstr(&item, "reason=");
+	hdrfmt_quoted(&item, verdict_name(d->result));
+	hdrfmt_item(out, &col, " ", item.buf, item.len);
+	if (d->attid[0] != '\0') {
+		sbuf_reset(&item);
+		sbuf_addf(&item, "policy.attid=%s", d->attid);
+		hdrfmt_item(out, &col, " ", item.buf, item.len);
+	}
+	sbuf_release(&item);
+	return sbuf_failed(out);
+}
+
+/* skip_cfws - past white space and (nested) comments */
+static size_t
+skip_cfws(const char *v, size_t len, size_t i)
+{
+	int depth = 0;
+
+	for (; i < len; i++) {
+		if (v[i] == '(')
+			depth++;
+		else if (v[i] == ')' && depth > 0)
+			depth--;
+		else if (v[i] == '\\' && depth > 0 && i + 1 < len)
+			i++;
+		else if (depth == 0 && !strchr(" \t\r\n", v[i]))
+			break;
+	}
+	return i;
+}
+
+int
+policy_authres_ours(const char *v, size_t len, const char *authserv_id)
+{
+	size_t i, start, idlen = strlen(authserv_id);
+
+	start = i = skip_cfws(v, len, 0);
+	while (i < len && !strchr(" \t\r\n;(", v[i]))
+		i++;
+	return i - start == idlen && idlen > 0 &&
+	    strncasecmp(v + start, authserv_id, idlen) == 0;
+}

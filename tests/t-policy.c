@@ -1,0 +1,222 @@
+/*
+ * t-policy - the milter's policy: the action for each verdict as
+ * configured, AttestationWait's window, the SMTP replies, and the
+ * Authentication-Results entry: its text, its folding, and which incoming
+ * entries claim our authserv-id.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "policy.h"
+#include "tap.h"
+
+#define NOW	((time_t)1764720000)	/* 2025-12-03 00:00:00 UTC */
+
+static struct decision
+verdict(enum verdict v, const char *reason)
+{
+	struct decision d;
+
+	memset(&d, 0, sizeof(d));
+	d.result = v;
+	strcpy(d.attid, "2a02abe0-215cf3f1-2acb5798");
+	strcpy(d.reason, reason);
+	return d;
+}
+
+static void
+test_actions(void)
+{
+	struct pa_config cf;
+	struct policy_outcome o;
+	struct decision d;
+	/* Each verdict with the key that sets its action, in order. */
+	static const enum verdict verdicts[6] = {
+		VERDICT_FAIL, VERDICT_NONE, VERDICT_UNTRUSTED, VERDICT_NOKEY,
+		VERDICT_STALE, VERDICT_UIDMISMATCH
+	};
+	enum action *fields[6];
+	size_t k;
+
+	config_init(&cf);
+	fields[0] = &cf.on_fail;
+	fields[1] = &cf.on_none;
+	fields[2] = &cf.on_untrusted;
+	fields[3] = &cf.on_nokey;
+	fields[4] = &cf.on_stale;
+	fields[5] = &cf.on_uidmismatch;
+	for (k = 0; k < 6; k++) {
+		d = verdict(verdicts[k], "");
+		policy_apply(&cf, &d, NOW, &o);
+		tap_ok(o.action == ACTION_ACCEPT && o.rcode == NULL,
+		    "%s: accepted by default", verdict_name(verdicts[k]));
+		*fields[k] = ACTION_REJECT;
+		policy_apply(&cf, &d, NOW, &o);
+		tap_ok(o.action == ACTION_REJECT && strcmp(o.rcode, "550") ==
+		    0 && strcmp(o.xcode, "5.7.1") == 0,
+		    "%s: OnX reject is 550 5.7.1", verdict_name(verdicts[k]));
+		*fields[k] = ACTION_TEMPFAIL;
+		policy_apply(&cf, &d, NOW, &o);
+		tap_ok(o.action == ACTION_TEMPFAIL && strcmp(o.rcode, "451") ==
+		    0 && strcmp(o.xcode, "4.7.1") == 0,
+		    "%s: OnX tempfail is 451 4.7.1", verdict_name(verdicts[k]));
+		*fields[k] = ACTION_QUARANTINE;
+		policy_apply(&cf, &d, NOW, &o);
+		tap_ok(o.action == ACTION_QUARANTINE && o.rcode == NULL &&
+		    strstr(o.text, "2a02abe0-215cf3f1-2acb5798") != NULL,
+		    "%s: OnX quarantine, the reason names the patch",
+		    verdict_name(verdicts[k]));
+	}
+	/* A pass is never held back, whatever else is configured. */
+	d = verdict(VERDICT_PASS, "");
+	policy_apply(&cf, &d, NOW, &o);
+	tap_ok(o.action == ACTION_ACCEPT, "pass: always accepted");
+
+	d = verdict(VERDICT_TEMPERROR, "the index cannot be opened");
+	policy_apply(&cf, &d, NOW, &o);
+	tap_ok(o.action == ACTION_ACCEPT, "temperror: OnError accept");
+	cf.on_error = ONERROR_TEMPFAIL;
+	policy_apply(&cf, &d, NOW, &o);
+	tap_ok(o.action == ACTION_TEMPFAIL && strcmp(o.rcode, "451") == 0,
+	    "temperror: OnError tempfail");
+	config_release(&cf);
+}
+
+static void
+test_text(void)
+{
+	struct pa_config cf;
+	struct policy_outcome o;
+	struct decision d;
+
+	config_init(&cf);
+	cf.on_fail = ACTION_REJECT;
+	d = verdict(VERDICT_FAIL, "the commit message differs");
+	policy_apply(&cf, &d, NOW, &o);
+	tap_check_str(o.text, "Patch 2a02abe0-215cf3f1-2acb5798 is not what "
+	    "its attestation says (the commit message differs)",
+	    "reject text: the ID, the verdict and why");
+	d = verdict(VERDICT_FAIL, "100% bad\r\nline\xc3\xa9");
+	policy_apply(&cf, &d, NOW, &o);
+	tap_check_str(o.text, "Patch 2a02abe0-215cf3f1-2acb5798 is not what "
+	    "its attestation says (100  bad  line  )",
+	    "reply text: no %%, controls or 8-bit bytes");
+	config_release(&cf);
+}
+
+static void
+test_wait(void)
+{
+	struct pa_config cf;
+	struct policy_outcome o;
+	struct decision d;
+
+	config_init(&cf);
+	d = verdict(VERDICT_NONE, "");
+	d.mail_date = NOW - 60;
+	policy_apply(&cf, &d, NOW, &o);
+	tap_ok(o.action == ACTION_ACCEPT, "wait off: a young patch passes");
+	cf.attestation_wait = 30;
+	policy_apply(&cf, &d, NOW, &o);
+	tap_ok(o.action == ACTION_TEMPFAIL && strcmp(o.rcode, "451") == 0 &&
+	    strcmp(o.xcode, "4.7.1") == 0 && strstr(o.text, "try again"),
+	    "wait 30: a patch dated a minute ago is told to retry");
+	d.mail_date = NOW - 30 * 60;
+	policy_apply(&cf, &d, NOW, &o);
+	tap_ok(o.action == ACTION_ACCEPT, "wait 30: 30 minutes old passes");
+	d.mail_date = 0;
+	policy_apply(&cf, &d, NOW, &o);
+	tap_ok(o.action == ACTION_ACCEPT, "wait 30: no Date passes");
+	d.mail_date = NOW + 3600;
+	policy_apply(&cf, &d, NOW, &o);
+	tap_ok(o.action == ACTION_ACCEPT,
+	    "wait 30: a Date in the future does not hold mail back");
+	d = verdict(VERDICT_NOKEY, "");
+	d.mail_date = NOW - 60;
+	policy_apply(&cf, &d, NOW, &o);
+	tap_ok(o.action == ACTION_ACCEPT, "wait applies to none only");
+	cf.on_none = ACTION_REJECT;
+	d = verdict(VERDICT_NONE, "");
+	d.mail_date = NOW - 3600;
+	policy_apply(&cf, &d, NOW, &o);
+	tap_ok(o.action == ACTION_REJECT,
+	    "after the window, OnNone applies");
+	config_release(&cf);
+}
+
+static void
+test_authres(void)
+{
+	struct sbuf sb;
+	struct decision d;
+	static const char long_id[] =
+	    "a-rather-long-authserv-id.mail.example.org";
+
+	sbuf_init(&sb, 4096);
+	d = verdict(VERDICT_PASS, "");
+	policy_authres(&sb, "mx.example.org", &d);
+	tap_check_str(sb.buf, "mx.example.org; x-patch-attest=pass "
+	    "reason=\"pass\"\n\tpolicy.attid=2a02abe0-215cf3f1-2acb5798",
+	    "A-R: pass, folded before column 78");
+	sbuf_reset(&sb);
+	d = verdict(VERDICT_NOKEY, "");
+	d.attid[0] = '\0';
+	policy_authres(&sb, long_id, &d);
+	tap_check_str(sb.buf, "a-rather-long-authserv-id.mail.example.org;"
+	    "\n\tx-patch-attest=neutral reason=\"nokey\"",
+	    "A-R: nokey is neutral, no ID, folded after the authserv-id");
+	sbuf_reset(&sb);
+	d = verdict(VERDICT_STALE, "");
+	policy_authres(&sb, "m", &d);
+	tap_ok(strstr(sb.buf, "x-patch-attest=policy reason=\"stale\"") !=
+	    NULL, "A-R: stale is policy");
+	sbuf_reset(&sb);
+	d = verdict(VERDICT_TEMPERROR, "");
+	policy_authres(&sb, "m", &d);
+	tap_ok(strstr(sb.buf, "x-patch-attest=temperror") != NULL,
+	    "A-R: temperror");
+	sbuf_release(&sb);
+}
+
+static void
+test_ours(void)
+{
+	static const struct {
+		const char	*value;
+		int		 ours;
+		const char	*name;
+	} cases[] = {
+		{ "mx.example.org; x-patch-attest=pass", 1, "plain" },
+		{ "MX.Example.ORG; dkim=pass", 1, "any case, any method" },
+		{ "  (forged) mx.example.org\n\t; none", 1,
+		    "comment and folding before" },
+		{ "mx.example.org 1; spf=pass", 1, "with a version" },
+		{ "mx.example.org;", 1, "nothing after" },
+		{ "mx.example.org.evil; x-patch-attest=pass", 0,
+		    "a longer name" },
+		{ "x.mx.example.org; x-patch-attest=pass", 0,
+		    "a subdomain" },
+		{ "other.example; x-patch-attest=pass", 0, "another host" },
+		{ "", 0, "empty" },
+		{ "(mx.example.org) other.example; none", 0,
+		    "our name in a comment only" },
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+		tap_check_int(policy_authres_ours(cases[k].value,
+		    strlen(cases[k].value), "mx.example.org"), cases[k].ours,
+		    "authserv-id: %s", cases[k].name);
+}
+
+int
+main(void)
+{
+	test_actions();
+	test_text();
+	test_wait();
+	test_authres();
+	test_ours();
+	return tap_done();
+}
