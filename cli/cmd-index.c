@@ -69,7 +69,7 @@ int
 cmd_index(int argc, char **argv)
 {
 	struct index_view view = { isatty(STDERR_FILENO), 0 };
-	struct indexer_hooks hooks = { index_warn, index_progress, &view };
+	struct indexer_hooks hooks = { index_warn, index_progress, NULL, &view };
 	struct indexer_stats st = { 0 };
 	struct pa_config cfg;
 	struct attindex *ix = NULL;

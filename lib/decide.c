@@ -358,7 +358,12 @@ decide(struct decider *d, const struct mailmsg *msg, time_t now,
 	author(d, msg);
 
 	memset(&best, 0, sizeof(best));
-	look_by_id(d, &best);
+	if (d->ix == NULL) {
+		d->temperror = 1;
+		snprintf(d->temperror_why, sizeof(d->temperror_why),
+		    "the attestation index is not open");
+	} else
+		look_by_id(d, &best);
 	if (!best.set && !d->temperror)
 		look_by_author(d, &best);
 	if (best.set && (best.d.result == VERDICT_PASS || !d->temperror))

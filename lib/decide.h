@@ -4,7 +4,8 @@
  *
  * struct decider belongs to one thread at a time (it holds a GnuPG
  * context); the index may be shared by many deciders.  decider_new() takes
- * the configuration and an open index, both of which must outlive it.
+ * the configuration and an open index, both of which must outlive it; a
+ * decider without an index (NULL) calls every patch VERDICT_TEMPERROR.
  *
  * decide() never fails: a message that is not patch mail returns
  * PA_ENOPATCH and leaves d unset; anything else returns 0 with d filled,

@@ -282,6 +282,8 @@ indexer_archive(const struct pa_config *cfg, struct attindex *ix,
 			inbatch = 0;
 			if (h && h->progress)
 				h->progress(h->arg, st);
+			if (h && h->stop && h->stop(h->arg))
+				break;
 		}
 	}
 	if (rc == 0)

@@ -37,6 +37,8 @@ struct indexer_hooks {
 	void	(*warn)(void *arg, const char *where, const char *what);
 	/* called now and then while an archive is read */
 	void	(*progress)(void *arg, const struct indexer_stats *);
+	/* asked at the same times: non-zero ends the run, its work kept */
+	int	(*stop)(void *arg);
 	void	*arg;
 };
 

@@ -459,8 +459,13 @@ config_release(struct pa_config *cfg)
 		}
 }
 
-int
-config_load(struct pa_config *cfg, const char *path, struct sbuf *problems)
+/*
+ * load - read path into a fresh struct; it replaces cfg on success, and
+ * also with problems when partial is set.
+ */
+static int
+load(struct pa_config *cfg, const char *path, struct sbuf *problems,
+    int partial)
 {
 	struct pa_config fresh;
 	struct config_file cf = { path, 0, problems, 0, 0 };
@@ -497,13 +502,26 @@ config_load(struct pa_config *cfg, const char *path, struct sbuf *problems)
 		    strerror(e));
 	}
 	fclose(fp);
-	if (cf.nomem || cf.nproblems) {
+	if (cf.nomem || (cf.nproblems && !partial)) {
 		config_release(&fresh);
 		return cf.nomem ? PA_ENOMEM : PA_ECONFIG;
 	}
 	config_release(cfg);
 	*cfg = fresh;
-	return 0;
+	return cf.nproblems ? PA_ECONFIG : 0;
+}
+
+int
+config_load(struct pa_config *cfg, const char *path, struct sbuf *problems)
+{
+	return load(cfg, path, problems, 0);
+}
+
+int
+config_load_partial(struct pa_config *cfg, const char *path,
+    struct sbuf *problems)
+{
+	return load(cfg, path, problems, 1);
 }
 
 const char *

@@ -144,6 +144,14 @@ void	config_release(struct pa_config *);
 int	config_load(struct pa_config *, const char *path, struct sbuf *problems);
 
 /*
+ * config_load_partial - likewise, but the lines that are good are kept
+ * even when others have problems, so that a check can go on to judge
+ * their values; PA_ECONFIG still says there were problems.
+ */
+int	config_load_partial(struct pa_config *, const char *path,
+	    struct sbuf *problems);
+
+/*
  * config_choice_name - the word for a CONFIG_CHOICE value of key name (any
  * case); NULL when there is no such key or word
  */

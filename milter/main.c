@@ -1,0 +1,436 @@
+/*
+ * patchattest-milter - marks patch mail with its attestation verdict.
+ *
+ * usage: patchattest-milter [-c CONF] [-p SOCKET] [-f] [-n] [-V]
+ *
+ * Start-up order matters: the socket is opened while we may still bind
+ * privileged places, then the process leaves the terminal, then it drops
+ * privileges, and only then do threads start (fork() and threads do not
+ * mix).  Every signal we handle is blocked in every thread; the main thread
+ * takes them with sigwait().  Linux hands a signal sent to the process to
+ * its main thread first when that thread is waiting for it, so SIGHUP
+ * reloads here instead of stopping libmilter, which waits for it too.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "milter.h"
+#include "pgp.h"
+
+#define DRAIN_SECONDS	10	/* SIGTERM: time left to open messages */
+#define LISTENER_ENDED	SIGUSR2	/* from the listener thread to main */
+
+struct options {
+	const char	*config;
+	const char	*socket;
+	int		 foreground;
+	int		 check_only;
+};
+
+static pthread_t	main_thread;
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: patchattest-milter [-c CONF] [-p SOCKET] "
+	    "[-f] [-n] [-V]\n");
+	exit(2);
+}
+
+static void
+parse_options(int argc, char **argv, struct options *o)
+{
+	int ch;
+
+	o->config = PA_CONFIG_FILE;
+	while ((ch = getopt(argc, argv, "c:p:fnVh")) != -1)
+		switch (ch) {
+		case 'c':
+			o->config = optarg;
+			break;
+		case 'p':
+			o->socket = optarg;
+			break;
+		case 'f':
+			o->foreground = 1;
+			break;
+		case 'n':
+			o->check_only = 1;
+			break;
+		case 'V':
+			printf("patchattest-milter %s\n", PACKAGE_VERSION);
+			exit(0);
+		default:
+			usage();
+		}
+	if (optind != argc)
+		usage();
+}
+
+/* socket_path - the file of a local socket spec, or NULL */
+static const char *
+socket_path(const char *spec)
+{
+	if (strncmp(spec, "unix:", 5) == 0)
+		return spec + 5;
+	if (strncmp(spec, "local:", 6) == 0)
+		return spec + 6;
+	return NULL;
+}
+
+/* check_socket - a spec libmilter can use */
+static int
+check_socket(const char *spec, struct sbuf *problems)
+{
+	const char *p = socket_path(spec), *at;
+
+	if (p != NULL) {
+		if (*p != '/') {
+			sbuf_addf(problems, "Socket %s: a local socket needs "
+			    "an absolute path\n", spec);
+			return -1;
+		}
+		return 0;
+	}
+	if (strncmp(spec, "inet:", 5) == 0 || strncmp(spec, "inet6:", 6) == 0) {
+		p = strchr(spec, ':') + 1;
+		at = strchr(p, '@');
+		if (p[strspn(p, "0123456789")] == (at ? '@' : '\0') &&
+		    strspn(p, "0123456789") > 0 && atol(p) < 65536)
+			return 0;
+	}
+	sbuf_addf(problems, "Socket %s: not local:/path, inet:PORT@HOST or "
+	    "inet6:PORT@HOST\n", spec);
+	return -1;
+}
+
+/* lookup_user - uid and gid of "user[:group]" */
+static int
+lookup_user(const char *spec, uid_t *uid, gid_t *gid, char *name,
+    size_t size, struct sbuf *problems)
+{
+	const char *colon = strchr(spec, ':');
+	struct passwd *pw;
+	struct group *gr;
+
+	snprintf(name, size, "%.*s", colon ? (int)(colon - spec) :
+	    (int)strlen(spec), spec);
+	if ((pw = getpwnam(name)) == NULL) {
+		sbuf_addf(problems, "UserID %s: no such user\n", spec);
+		return -1;
+	}
+	*uid = pw->pw_uid;
+	*gid = pw->pw_gid;
+	if (colon != NULL) {
+		if ((gr = getgrnam(colon + 1)) == NULL) {
+			sbuf_addf(problems, "UserID %s: no such group\n",
+			    spec);
+			return -1;
+		}
+		*gid = gr->gr_gid;
+	}
+	return 0;
+}
+
+/* check_paths - what must exist for the configuration to work */
+static void
+check_paths(const struct pa_config *cf, struct sbuf *problems)
+{
+	struct stat st;
+
+	if (cf->archive != NULL && stat(cf->archive, &st) != 0)
+		sbuf_addf(problems, "Archive %s: %s\n", cf->archive,
+		    strerror(errno));
+	if (cf->gnupg_home != NULL && (stat(cf->gnupg_home, &st) != 0 ||
+	    !S_ISDIR(st.st_mode)))
+		sbuf_addf(problems, "GnuPGHome %s: %s\n", cf->gnupg_home,
+		    errno ? strerror(errno) : "not a folder");
+}
+
+/*
+ * load - the configuration with -p applied, and every problem found;
+ * 0 when there is none.
+ */
+static int
+load(const struct options *o, struct pa_config *cf, struct sbuf *problems)
+{
+	char name[256];
+	uid_t uid;
+	gid_t gid;
+	char *sock;
+
+	if (config_init(cf) != 0)
+		return -1;
+	if (config_load_partial(cf, o->config, problems) == PA_ENOMEM)
+		return -1;
+	if (o->socket != NULL) {
+		if ((sock = strdup(o->socket)) == NULL)
+			return -1;
+		free(cf->socket);
+		cf->socket = sock;
+	}
+	check_socket(cf->socket, problems);
+	if (cf->user_id != NULL)
+		lookup_user(cf->user_id, &uid, &gid, name, sizeof(name),
+		    problems);
+	errno = 0;
+	check_paths(cf, problems);
+	return problems->len > 0 ? -1 : 0;
+}
+
+/*
+ * set_nodelay - TCP_NODELAY on our listening TCP socket, which accepted
+ * connections inherit: without it each end-of-message reply waits for a
+ * delayed ACK (Nagle).  libmilter does not hand out the descriptor, so it
+ * is found among ours.
+ */
+static void
+set_nodelay(void)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, on = 1, listening;
+
+	for (fd = 0; fd < 1024; fd++) {
+		len = sizeof(listening);
+		if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening,
+		    &len) != 0 || !listening)
+			continue;
+		len = sizeof(ss);
+		if (getsockname(fd, (struct sockaddr *)&ss, &len) == 0 &&
+		    (ss.ss_family == AF_INET || ss.ss_family == AF_INET6))
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on,
+			    sizeof(on));
+	}
+}
+
+static int
+open_socket(const struct pa_config *cf)
+{
+	const char *path = socket_path(cf->socket);
+	char name[256];
+	struct sbuf problems;
+	uid_t uid;
+	gid_t gid;
+
+	umask((mode_t)cf->umask);
+	if (smfi_setconn(cf->socket) != MI_SUCCESS ||
+	    smfi_register(milter_desc) != MI_SUCCESS ||
+	    smfi_opensocket(1) != MI_SUCCESS) {
+		mlog(LOG_LEVEL_ERROR, "cannot listen on %s (is another milter "
+		    "there, or its folder missing?)", cf->socket);
+		return -1;
+	}
+	set_nodelay();
+	sbuf_init(&problems, 1024);
+	if (path != NULL && cf->user_id != NULL &&
+	    lookup_user(cf->user_id, &uid, &gid, name, sizeof(name),
+	    &problems) == 0 && chown(path, uid, gid) != 0)
+		mlog(LOG_LEVEL_WARNING, "%s: cannot hand the socket to %s: %s",
+		    path, cf->user_id, strerror(errno));
+	sbuf_release(&problems);
+	return 0;
+}
+
+static int
+drop_privileges(const struct pa_config *cf)
+{
+	char name[256];
+	struct sbuf problems;
+	uid_t uid;
+	gid_t gid;
+	int rc;
+
+	if (cf->user_id == NULL)
+		return 0;
+	sbuf_init(&problems, 1024);
+	rc = lookup_user(cf->user_id, &uid, &gid, name, sizeof(name),
+	    &problems);
+	sbuf_release(&problems);
+	if (rc != 0 || initgroups(name, gid) != 0 || setgid(gid) != 0 ||
+	    setuid(uid) != 0) {
+		mlog(LOG_LEVEL_ERROR, "cannot become %s: %s", cf->user_id,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+daemonize(void)
+{
+	pid_t pid;
+	int fd;
+
+	if ((pid = fork()) == -1)
+		return -1;
+	if (pid > 0)
+		_exit(0);
+	if (setsid() == -1 || chdir("/") != 0)
+		return -1;
+	if ((fd = open("/dev/null", O_RDWR)) != -1) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+	return 0;
+}
+
+static int
+write_pid(const char *path)
+{
+	FILE *fp;
+
+	if ((fp = fopen(path, "w")) == NULL ||
+	    fprintf(fp, "%ld\n", (long)getpid()) < 0 || fclose(fp) != 0) {
+		mlog(LOG_LEVEL_ERROR, "PidFile %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void *
+listener(void *arg)
+{
+	(void)arg;
+	if (smfi_main() != MI_SUCCESS)
+		mlog(LOG_LEVEL_ERROR, "libmilter stopped with an error");
+	pthread_kill(main_thread, LISTENER_ENDED);
+	return NULL;
+}
+
+/* drain - give messages being received a moment to finish */
+static void
+drain(void)
+{
+	struct timespec tick = { 0, 50 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < DRAIN_SECONDS * 20 &&
+	    atomic_load(&state_in_flight) > 0; i++)
+		nanosleep(&tick, NULL);
+}
+
+/* serve - run until told to stop; 0 on a clean stop */
+static int
+serve(const struct options *o)
+{
+	pthread_t thread;
+	sigset_t set;
+	int sig, ended = 0;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, LISTENER_ENDED);
+	main_thread = pthread_self();
+	if (pthread_create(&thread, NULL, listener, NULL) != 0) {
+		mlog(LOG_LEVEL_ERROR, "cannot start the listener thread");
+		return -1;
+	}
+	mlog(LOG_LEVEL_INFO, "started; version %s, configuration %s",
+	    PACKAGE_VERSION, o->config);
+	while (!ended) {
+		if (sigwait(&set, &sig) != 0)
+			continue;
+		switch (sig) {
+		case SIGHUP:
+		case SIGUSR1:
+			worker_request_reload();
+			break;
+		case LISTENER_ENDED:
+			ended = 1;
+			break;
+		default:
+			mlog(LOG_LEVEL_INFO, "stopping: finishing the messages "
+			    "being received");
+			drain();
+			smfi_stop();
+			break;
+		}
+	}
+	pthread_join(thread, NULL);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	struct pa_config cf;
+	struct sbuf problems;
+	struct pa_err err;
+	sigset_t set;
+	int rc = 1;
+
+	parse_options(argc, argv, &o);
+	sbuf_init(&problems, 1 << 16);
+	if (load(&o, &cf, &problems) != 0) {
+		fputs(problems.len ? problems.buf : "out of memory\n", stderr);
+		sbuf_release(&problems);
+		return 1;
+	}
+	sbuf_release(&problems);
+	if (o.check_only) {
+		printf("%s: the configuration is good\n", o.config);
+		config_release(&cf);
+		return 0;
+	}
+
+	mlog_open(o.foreground);
+	mlog_configure(&cf);
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, LISTENER_ENDED);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (pgp_global_init(&err) != 0) {
+		mlog(LOG_LEVEL_ERROR, "GnuPG: %s", err.msg);
+		goto out;
+	}
+	if (open_socket(&cf) != 0 || (!o.foreground && daemonize() != 0) ||
+	    (cf.pid_file != NULL && write_pid(cf.pid_file) != 0) ||
+	    drop_privileges(&cf) != 0)
+		goto out;
+	if (state_init(&cf, &err) != 0) {
+		mlog(LOG_LEVEL_ERROR, "%s", err.msg);
+		goto out;
+	}
+	cf = (struct pa_config){ 0 };	/* the state owns it now */
+	if (worker_start(o.config, &err) != 0) {
+		mlog(LOG_LEVEL_ERROR, "%s", err.msg);
+		state_shutdown();
+		goto out;
+	}
+	rc = serve(&o) == 0 ? 0 : 1;
+	worker_stop();
+	state_shutdown();
+	mlog(LOG_LEVEL_INFO, "stopped");
+out:
+	config_release(&cf);
+	return rc;
+}

@@ -1,0 +1,64 @@
+/*
+ * milter.h - the parts of patchattest-milter: the glue between libmilter
+ * and the library.  Decisions, policy and formats live in lib/; these
+ * files hold the daemon's state, threads and callbacks only.
+ *
+ * Threads: libmilter's listener and workers run the callbacks
+ * (callbacks.c); one background worker indexes documents learnt from mail
+ * and re-reads the archive, and performs reloads (worker.c); the main
+ * thread waits for signals (main.c).
+ */
+#ifndef PA_MILTER_H
+#define PA_MILTER_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <time.h>
+
+#include <libmilter/mfapi.h>
+
+#include "decide.h"
+#include "paconfig.h"
+#include "patchattest.h"
+
+/* log.c: syslog and, in the foreground, standard error */
+void	mlog_open(int foreground);
+void	mlog_configure(const struct pa_config *);
+void	mlog(enum log_level, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+/*
+ * state.c: the configuration in force and the index.
+ *
+ * A generation is one loaded configuration; callbacks hold a reference
+ * from MAIL FROM to the end of the message, so a reload never changes the
+ * settings under a message.  The index and the deciders (each with its own
+ * GnuPG context) are shared by every message and replaced only by the
+ * worker thread.
+ */
+struct generation {
+	struct pa_config	 cf;
+	atomic_int		 refs;
+};
+
+int			 state_init(struct pa_config *, struct pa_err *);
+void			 state_shutdown(void);
+struct generation	*state_hold(void);
+void			 state_release(struct generation *);
+int			 state_decide(const struct mailmsg *, time_t,
+			     struct decision *);
+int			 state_reload(const char *path);
+int			 state_reopen_index(void);
+struct attindex		*state_index(void);
+extern atomic_long	 state_in_flight;	/* messages being received */
+
+/* worker.c: the background thread */
+int	worker_start(const char *config_path, struct pa_err *);
+void	worker_stop(void);
+void	worker_request_reload(void);
+void	worker_learn(const char *text, size_t len);
+
+/* callbacks.c */
+extern struct smfiDesc	 milter_desc;
+
+#endif

@@ -1,0 +1,285 @@
+/*
+ * worker.c - the background thread: documents learnt from mail, the
+ * archive re-read every ArchiveRefresh seconds, reloads, and another try
+ * at an index that could not be opened.  Mail never waits for it: the
+ * callbacks only queue work here.
+ *
+ * It is the only thread that writes the index or replaces it, so it needs
+ * no lock of its own around either.  GnuPG runs here (each document is
+ * verified once); the callbacks only read the index.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attindex.h"
+#include "indexer.h"
+#include "milter.h"
+#include "pgp.h"
+
+#define LEARN_QUEUE_MAX		64		/* messages waiting */
+#define LEARN_BYTES_MAX		((size_t)64 << 20)
+#define INDEX_RETRY		30		/* seconds between reopens */
+
+struct learn_item {
+	struct learn_item	*next;
+	size_t			 len;
+	char			 text[];
+};
+
+static pthread_t		 thread;
+static pthread_mutex_t		 lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t		 wake;
+static struct learn_item	*queue_head, **queue_tail = &queue_head;
+static size_t			 queue_len, queue_bytes;
+static int			 reload_wanted, stopping;
+static const char		*config_path;
+
+/* The worker's own GnuPG context, for the configuration it was made for. */
+static struct pgp		*pgp;
+static struct generation	*pgp_gen;
+
+static int
+wanted_stop(void *arg)
+{
+	int stop;
+
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	stop = stopping || reload_wanted;
+	pthread_mutex_unlock(&lock);
+	return stop;
+}
+
+static void
+index_warn(void *arg, const char *where, const char *what)
+{
+	(void)arg;
+	mlog(LOG_LEVEL_WARNING, "archive: %s: %s", where, what);
+}
+
+/* worker_pgp - a GnuPG context for generation g */
+static struct pgp *
+worker_pgp(struct generation *g)
+{
+	struct pa_err err;
+
+	if (pgp_gen == g && pgp != NULL)
+		return pgp;
+	pgp_free(pgp);
+	state_release(pgp_gen);
+	pgp_gen = g;
+	atomic_fetch_add(&g->refs, 1);
+	if ((pgp = pgp_new(g->cf.gnupg_home, g->cf.trust_model, &err)) ==
+	    NULL)
+		mlog(LOG_LEVEL_ERROR, "GnuPG: %s", err.msg);
+	return pgp;
+}
+
+static void
+learn(struct learn_item *it)
+{
+	struct indexer_hooks hooks = { index_warn, NULL, NULL, NULL };
+	struct indexer_stats st;
+	struct generation *g = state_hold();
+	struct attindex *ix = state_index();
+	struct pgp *p = worker_pgp(g);
+	struct pa_err err;
+	int rc;
+
+	memset(&st, 0, sizeof(st));
+	err.msg[0] = '\0';
+	if (ix == NULL || p == NULL) {
+		mlog(LOG_LEVEL_WARNING, "learning from mail: no index or GnuPG; "
+		    "document dropped (the archive will bring it)");
+		state_release(g);
+		return;
+	}
+	if ((rc = attindex_begin(ix, &err)) == 0) {
+		rc = indexer_message(ix, p, it->text, it->len, "mail", &st,
+		    &hooks, &err);
+		if (rc == 0)
+			rc = attindex_commit(ix, &err);
+		else
+			attindex_abort(ix);
+	}
+	if (rc != 0)
+		mlog(LOG_LEVEL_WARNING, "learning from mail: %s", err.msg);
+	else if (st.documents > 0)
+		mlog(LOG_LEVEL_INFO, "learnt from mail: %zu document(s), %zu "
+		    "with a good signature, %zu already known, %zu "
+		    "attestation(s) indexed", st.documents, st.verified,
+		    st.known, st.attestations);
+	state_release(g);
+}
+
+static void
+refresh(void)
+{
+	struct indexer_hooks hooks = { index_warn, NULL, wanted_stop, NULL };
+	struct indexer_stats st;
+	struct generation *g = state_hold();
+	struct attindex *ix = state_index();
+	struct pgp *p;
+	struct pa_err err;
+
+	if (g->cf.archive == NULL || ix == NULL ||
+	    (p = worker_pgp(g)) == NULL) {
+		state_release(g);
+		return;
+	}
+	memset(&st, 0, sizeof(st));
+	if (indexer_archive(&g->cf, ix, p, &st, &hooks, &err) != 0)
+		mlog(LOG_LEVEL_WARNING, "archive %s: %s", g->cf.archive,
+		    err.msg);
+	else if (st.documents > st.known || st.removed > 0)
+		mlog(LOG_LEVEL_INFO, "archive %s: %zu entries read, %zu new "
+		    "document(s), %zu with a good signature, %zu bad, %zu "
+		    "attestation(s) indexed, %zu document(s) removed",
+		    g->cf.archive, st.entries, st.documents - st.known,
+		    st.verified, st.bad, st.attestations, st.removed);
+	else
+		mlog(LOG_LEVEL_DEBUG, "archive %s: nothing new in %zu "
+		    "entries", g->cf.archive, st.entries);
+	state_release(g);
+}
+
+static long
+refresh_interval(void)
+{
+	struct generation *g = state_hold();
+	long s = g->cf.archive != NULL ? g->cf.archive_refresh : 0;
+
+	state_release(g);
+	return s;
+}
+
+static void *
+worker_main(void *arg)
+{
+	struct learn_item *it;
+	struct timespec until;
+	time_t next_refresh = 0, next_retry = 0, now;
+	long every;
+
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	while (!stopping) {
+		if (reload_wanted) {
+			reload_wanted = 0;
+			pthread_mutex_unlock(&lock);
+			if (state_reload(config_path) == 0)
+				next_refresh = 0;
+			pthread_mutex_lock(&lock);
+			continue;
+		}
+		if ((it = queue_head) != NULL) {
+			if ((queue_head = it->next) == NULL)
+				queue_tail = &queue_head;
+			queue_len--;
+			queue_bytes -= it->len;
+			pthread_mutex_unlock(&lock);
+			learn(it);
+			free(it);
+			pthread_mutex_lock(&lock);
+			continue;
+		}
+		pthread_mutex_unlock(&lock);
+		now = time(NULL);
+		if (state_index() == NULL && now >= next_retry) {
+			next_retry = now + INDEX_RETRY;
+			if (state_reopen_index() == 0)
+				mlog(LOG_LEVEL_INFO, "the index is open again");
+		}
+		every = refresh_interval();
+		if (every > 0 && now >= next_refresh) {
+			refresh();
+			next_refresh = time(NULL) + every;
+		}
+		pthread_mutex_lock(&lock);
+		if (stopping || reload_wanted || queue_head != NULL)
+			continue;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += every > 0 ? (next_refresh > now ?
+		    next_refresh - now : 1) : INDEX_RETRY;
+		pthread_cond_timedwait(&wake, &lock, &until);
+	}
+	pthread_mutex_unlock(&lock);
+	pgp_free(pgp);
+	state_release(pgp_gen);
+	return NULL;
+}
+
+int
+worker_start(const char *path, struct pa_err *err)
+{
+	int rc;
+
+	config_path = path;
+	pthread_cond_init(&wake, NULL);
+	if ((rc = pthread_create(&thread, NULL, worker_main, NULL)) != 0) {
+		pa_err_set(err, "cannot start the worker thread: %s",
+		    strerror(rc));
+		return PA_ERROR;
+	}
+	return 0;
+}
+
+void
+worker_stop(void)
+{
+	struct learn_item *it;
+
+	pthread_mutex_lock(&lock);
+	stopping = 1;
+	pthread_cond_signal(&wake);
+	pthread_mutex_unlock(&lock);
+	pthread_join(thread, NULL);
+	while ((it = queue_head) != NULL) {
+		queue_head = it->next;
+		free(it);
+	}
+}
+
+void
+worker_request_reload(void)
+{
+	pthread_mutex_lock(&lock);
+	reload_wanted = 1;
+	pthread_cond_signal(&wake);
+	pthread_mutex_unlock(&lock);
+}
+
+void
+worker_learn(const char *text, size_t len)
+{
+	struct learn_item *it;
+
+	pthread_mutex_lock(&lock);
+	if (queue_len >= LEARN_QUEUE_MAX ||
+	    len > LEARN_BYTES_MAX - queue_bytes) {
+		pthread_mutex_unlock(&lock);
+		mlog(LOG_LEVEL_WARNING, "learning from mail: the queue is "
+		    "full; document dropped (the archive will bring it)");
+		return;
+	}
+	pthread_mutex_unlock(&lock);
+	if ((it = malloc(sizeof(*it) + len)) == NULL) {
+		mlog(LOG_LEVEL_WARNING, "learning from mail: %s",
+		    strerror(ENOMEM));
+		return;
+	}
+	it->next = NULL;
+	it->len = len;
+	memcpy(it->text, text, len);
+	pthread_mutex_lock(&lock);
+	*queue_tail = it;
+	queue_tail = &it->next;
+	queue_len++;
+	queue_bytes += len;
+	pthread_cond_signal(&wake);
+	pthread_mutex_unlock(&lock);
+}
