@@ -532,6 +532,38 @@ test_shipped(void)
 	free(shipped);
 }
 
+/*
+ * test_partial - a check (patchattest-milter -n) reads on past problems
+ * and keeps the good lines, to judge their values too.
+ */
+static void
+test_partial(void)
+{
+	struct pa_config c;
+	struct sbuf problems;
+	char path[4096];
+	static const char text[] = "Socket inet:8891@127.0.0.1\n"
+	    "Frobnicate 1\nUserID mail\nUMask 9\n";
+
+	config_init(&c);
+	if (tmp_write(path, sizeof(path), text, sizeof(text) - 1) != 0) {
+		tap_ok(0, "partial: cannot write %s", path);
+		return;
+	}
+	sbuf_init(&problems, SBUF_NOMAX);
+	tap_check_int(config_load_partial(&c, path, &problems), PA_ECONFIG,
+	    "partial: problems are still PA_ECONFIG");
+	tap_ok(strstr(problems.buf, ":2: unknown key") != NULL &&
+	    strstr(problems.buf, ":4: UMask") != NULL,
+	    "partial: both problems listed");
+	tap_check_str(c.socket, "inet:8891@127.0.0.1", "partial: Socket kept");
+	tap_check_str(c.user_id, "mail", "partial: UserID kept");
+	tap_check_int(c.umask, 07, "partial: the bad UMask is the default");
+	unlink(path);
+	sbuf_release(&problems);
+	config_release(&c);
+}
+
 int
 main(void)
 {
@@ -541,5 +573,6 @@ main(void)
 	test_syntax();
 	test_problems();
 	test_sample();
+	test_partial();
 	return tap_done();
 }
