@@ -1,7 +1,8 @@
 #!/bin/sh
 # quickstart.sh - set up a fresh Debian 12 machine, build, then run.
 #
-#   contrib/quickstart.sh demo   hash the bundled seed patch series
+#   contrib/quickstart.sh demo   the milter on inet:8891@127.0.0.1 with a
+#                                demo key, archive and index (in demo/)
 #   contrib/quickstart.sh test   run the test suite (make check)
 #
 # Installs the build dependencies with apt-get when they are missing (as
@@ -10,7 +11,7 @@ set -eu
 
 cd "$(dirname "$0")/.."
 
-packages="build-essential autoconf automake pkg-config libssl-dev libgpgme-dev libyaml-dev liblmdb-dev libgit2-dev gnupg git python3"
+packages="build-essential autoconf automake pkg-config libssl-dev libgpgme-dev libyaml-dev liblmdb-dev libgit2-dev libmilter-dev miltertest gnupg git python3"
 
 need_install=
 for p in $packages; do
@@ -28,9 +29,65 @@ fi
 [ -f Makefile ] || ./configure
 make -j"$(nproc)"
 
+# demo - a key, the seed series attested with it as a Maildir archive, the
+# index, three patches checked, then the milter in the foreground.
+demo()
+{
+	d=$PWD/demo
+	seeds=tests/fixtures/seeds
+	rm -rf "$d"
+	mkdir -p "$d/archive/new" "$d/archive/cur" "$d/archive/tmp"
+	mkdir -m 700 "$d/gnupg"
+	GNUPGHOME=$d/gnupg gpg --batch --quiet --passphrase '' \
+	    --quick-gen-key 'Demo Developer <demo@example.org>' ed25519 sign \
+	    never
+	cat >"$d/patchattest.conf" <<EOF
+# The demo: see conf/patchattest.conf for every key.
+Archive $d/archive
+IndexPath $d/index
+GnuPGHome $d/gnupg
+TrustModel keyring
+Socket inet:8891@127.0.0.1
+Syslog no
+AuthservID demo.localhost
+ArchiveRefresh 60
+EOF
+	./patchattest attest -c "$d/patchattest.conf" -u demo@example.org \
+	    "$seeds"/001-*.txt "$seeds"/00[2-7]-*.patch \
+	    >"$d/archive/new/attestation.eml"
+	./patchattest index -c "$d/patchattest.conf"
+
+	cp "$seeds"/002-*.patch "$d/attested.patch"
+	# One changed line of the diff: the attestation no longer matches.
+	sed 's/^+ \* The decision process/+ * The tampered process/' \
+	    "$seeds"/002-*.patch \
+	    >"$d/tampered.patch"
+	cp tests/fixtures/mail/base64-76.eml "$d/unattested.patch"
+	echo
+	echo "== patchattest check on an attested, a tampered and an" \
+	    "unattested patch:"
+	./patchattest check -c "$d/patchattest.conf" "$d/attested.patch" \
+	    "$d/tampered.patch" "$d/unattested.patch" || true
+	echo
+	echo "== the header the milter adds to the tampered one:"
+	./patchattest check -c "$d/patchattest.conf" --header \
+	    "$d/tampered.patch" || true
+	cat <<EOF
+
+== patchattest-milter now listens on inet:8891@127.0.0.1 (Ctrl-C stops it).
+To let Postfix use it, add to /etc/postfix/main.cf and run "postfix reload":
+    smtpd_milters = inet:127.0.0.1:8891
+    non_smtpd_milters = \$smtpd_milters
+    milter_default_action = tempfail
+Every patch mail then arrives with an X-Patch-Attested header.
+
+EOF
+	exec ./patchattest-milter -f -c "$d/patchattest.conf"
+}
+
 case "${1:-demo}" in
 demo)
-	./patchattest hash tests/fixtures/seeds/*.patch
+	demo
 	;;
 test)
 	make -j"$(nproc)" check
