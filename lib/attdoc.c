@@ -18,6 +18,7 @@
 #include "attdoc.h"
 #include "digest.h"
 #include "sbuf.h"
+#include "textline.h"
 
 #define SPAN_BEGIN	"-----BEGIN PGP SIGNED MESSAGE-----"
 #define SPAN_END	"-----END PGP SIGNATURE-----"
@@ -100,7 +101,6 @@ struct att_sorted {
 static int	 bad(struct pa_err *, const char *, ...)
 		    __attribute__((format(printf, 2, 3)));
 static const char *show(char *, size_t, const char *, size_t);
-static const char *line_rest(const char *, size_t, size_t, const char *);
 static size_t	 next_line(const char *, size_t, size_t);
 static int	 ieq(const char *, size_t, const char *);
 static int	 hex32(unsigned char *, const char *, size_t);
@@ -137,25 +137,6 @@ show(char *buf, size_t size, const char *s, size_t len)
 	return buf;
 }
 
-/*
- * line_rest - when the line at off is word followed only by blanks, the
- * offset just past its line end (or the text's end); else NULL.
- */
-static const char *
-line_rest(const char *s, size_t len, size_t off, const char *word)
-{
-	size_t n = strlen(word);
-
-	if (len - off < n || memcmp(s + off, word, n) != 0)
-		return NULL;
-	for (off += n; off < len && (s[off] == ' ' || s[off] == '\t' ||
-	    s[off] == '\r'); off++)
-		;
-	if (off == len)
-		return s + off;
-	return s[off] == '\n' ? s + off + 1 : NULL;
-}
-
 /* next_line - the offset of the line after the one at off, or len */
 static size_t
 next_line(const char *s, size_t len, size_t off)
@@ -177,7 +158,7 @@ attdoc_next_span(const char *text, size_t textlen, size_t *pos,
 	for (off = *pos; off < textlen; off = next_line(text, textlen, off)) {
 		if (off > 0 && text[off - 1] != '\n')
 			continue;
-		if (line_rest(text, textlen, off, SPAN_BEGIN) == NULL)
+		if (textline_word(text, textlen, off, SPAN_BEGIN) == NULL)
 			continue;
 		/*
 		 * The END line of this block.  A new BEGIN first means this
@@ -186,9 +167,9 @@ attdoc_next_span(const char *text, size_t textlen, size_t *pos,
 		begin = off;
 		for (off = next_line(text, textlen, off); off < textlen;
 		    off = next_line(text, textlen, off)) {
-			if (line_rest(text, textlen, off, SPAN_BEGIN))
+			if (textline_word(text, textlen, off, SPAN_BEGIN))
 				begin = off;
-			else if ((end = line_rest(text, textlen, off,
+			else if ((end = textline_word(text, textlen, off,
 			    SPAN_END)) != NULL) {
 				*start = begin;
 				*len = (size_t)(end - text) - begin;
@@ -234,7 +215,7 @@ attdoc_check_armor(const char *block, size_t len, struct pa_err *err)
 	memset(val, 0, sizeof(val));
 	memset(vlen, 0, sizeof(vlen));
 	for (off = 0; off < len; off = next_line(block, len, off))
-		if (line_rest(block, len, off, ARMOR_BEGIN))
+		if (textline_word(block, len, off, ARMOR_BEGIN))
 			break;
 	if (off < len)
 		off = next_line(block, len, off);
@@ -245,7 +226,7 @@ attdoc_check_armor(const char *block, size_t len, struct pa_err *err)
 		for (e = block + next; e > l && (e[-1] == '\n' ||
 		    e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'); e--)
 			;
-		if (e == l || line_rest(block, len, off, SPAN_END))
+		if (e == l || textline_word(block, len, off, SPAN_END))
 			break;
 		if ((colon = memchr(l, ':', (size_t)(e - l))) == NULL ||
 		    !ieq(l, (size_t)(colon - l), "Comment"))

@@ -162,15 +162,24 @@ out:
 	return rc;
 }
 
-int
-indexer_message(struct attindex *ix, struct pgp *pgp, const char *raw,
-    size_t len, const char *where, struct indexer_stats *st,
-    const struct indexer_hooks *h, struct pa_err *err)
+/* What each_document() hands to its callback for one clearsigned block. */
+struct block {
+	const char	*text, *msgid;
+	size_t		 len, msgidlen;
+};
+
+/*
+ * each_document - fn for every clearsigned block of a raw message, until
+ * fn returns non-zero (returned).
+ */
+static int
+each_document(const char *raw, size_t len,
+    int (*fn)(const struct block *, void *), void *arg)
 {
 	struct mailmsg *m;
 	struct sbuf text;
-	const char *msgid = NULL;
-	size_t msgidlen = 0, pos = 0, start, blen;
+	struct block b = { NULL, NULL, 0, 0 };
+	size_t pos = 0, start;
 	int rc;
 
 	if (!worth_reading(raw, len))
@@ -178,13 +187,57 @@ indexer_message(struct attindex *ix, struct pgp *pgp, const char *raw,
 	if ((m = mailmsg_new(len + 1)) == NULL)
 		return PA_ENOMEM;
 	sbuf_init(&text, len * 2 + 1024);
-	rc = message_text(m, &text, raw, len, &msgid, &msgidlen);
+	rc = message_text(m, &text, raw, len, &b.msgid, &b.msgidlen);
 	while (rc == 0 && attdoc_next_span(text.buf, text.len, &pos, &start,
-	    &blen))
-		rc = store(ix, pgp, text.buf + start, blen, where, msgid,
-		    msgidlen, st, h, err);
+	    &b.len)) {
+		b.text = text.buf + start;
+		rc = fn(&b, arg);
+	}
 	sbuf_release(&text);
 	mailmsg_free(m);
+	return rc;
+}
+
+struct index_job {
+	struct attindex			*ix;
+	struct pgp			*pgp;
+	const char			*where;
+	struct indexer_stats		*st;
+	const struct indexer_hooks	*h;
+	struct pa_err			*err;
+};
+
+static int
+index_block(const struct block *b, void *arg)
+{
+	struct index_job *j = arg;
+
+	return store(j->ix, j->pgp, b->text, b->len, j->where, b->msgid,
+	    b->msgidlen, j->st, j->h, j->err);
+}
+
+int
+indexer_message(struct attindex *ix, struct pgp *pgp, const char *raw,
+    size_t len, const char *where, struct indexer_stats *st,
+    const struct indexer_hooks *h, struct pa_err *err)
+{
+	struct index_job j = { ix, pgp, where, st, h, err };
+
+	return each_document(raw, len, index_block, &j);
+}
+
+static int
+unindex_block(const struct block *b, void *arg)
+{
+	struct index_job *j = arg;
+	unsigned char docid[32];
+	int rc;
+
+	if ((rc = digest_sha256(docid, b->text, b->len)) != 0 ||
+	    !attindex_has(j->ix, docid))
+		return rc;
+	if ((rc = attindex_remove(j->ix, docid, j->err)) == 0)
+		j->st->removed++;
 	return rc;
 }
 
@@ -192,31 +245,9 @@ int
 indexer_unindex(struct attindex *ix, const char *raw, size_t len,
     struct indexer_stats *st, struct pa_err *err)
 {
-	struct mailmsg *m;
-	struct sbuf text;
-	unsigned char docid[32];
-	const char *msgid;
-	size_t msgidlen, pos = 0, start, blen;
-	int rc;
+	struct index_job j = { ix, NULL, NULL, st, NULL, err };
 
-	if (!worth_reading(raw, len))
-		return 0;
-	if ((m = mailmsg_new(len + 1)) == NULL)
-		return PA_ENOMEM;
-	sbuf_init(&text, len * 2 + 1024);
-	rc = message_text(m, &text, raw, len, &msgid, &msgidlen);
-	while (rc == 0 && attdoc_next_span(text.buf, text.len, &pos, &start,
-	    &blen)) {
-		if ((rc = digest_sha256(docid, text.buf + start, blen)) != 0)
-			break;
-		if (!attindex_has(ix, docid))
-			continue;
-		if ((rc = attindex_remove(ix, docid, err)) == 0)
-			st->removed++;
-	}
-	sbuf_release(&text);
-	mailmsg_free(m);
-	return rc;
+	return each_document(raw, len, unindex_block, &j);
 }
 
 /* commit - store the archive's marks with the entries read so far */

@@ -34,6 +34,7 @@
 #include "patchattest.h"
 #include "pgp.h"
 #include "sbuf.h"
+#include "textline.h"
 
 #define PGP_DOC_MAX	(16u << 20)	/* documents and texts to sign */
 #define PGP_KEYS_MAX	1000000		/* keys in one listing */
@@ -196,7 +197,6 @@ static int	 expired(gpgme_subkey_t, time_t);
 static int	 usable_signer(gpgme_key_t, time_t);
 static void	 key_uids(gpgme_key_t, struct pgp_key *);
 static int	 copy_text(char *, size_t, const char *);
-static const char *line_after(const char *, size_t, size_t, const char *);
 
 static int
 in_codes(gpgme_err_code_t code, const gpgme_err_code_t *codes, size_t n)
@@ -345,22 +345,6 @@ pgp_free(struct pgp *p)
 	free(p);
 }
 
-/* line_after - the text after the line that starts at off and is word */
-static const char *
-line_after(const char *s, size_t len, size_t off, const char *word)
-{
-	size_t n = strlen(word);
-
-	if (len - off < n || memcmp(s + off, word, n) != 0)
-		return NULL;
-	for (off += n; off < len && (s[off] == ' ' || s[off] == '\t' ||
-	    s[off] == '\r'); off++)
-		;
-	if (off == len)
-		return s + off;
-	return s[off] == '\n' ? s + off + 1 : NULL;
-}
-
 int
 pgp_verify(struct pgp *p, const char *doc, size_t len, struct pgp_sig *sig,
     struct sbuf *plaintext, struct pa_err *err)
@@ -383,7 +367,7 @@ pgp_verify(struct pgp *p, const char *doc, size_t len, struct pgp_sig *sig,
 		return PA_ETOOBIG;
 	}
 	/* One clearsigned document, nothing in front that gpg would skip. */
-	if (line_after(doc, len, 0, SIG_BEGIN) == NULL) {
+	if (textline_word(doc, len, 0, SIG_BEGIN) == NULL) {
 		snprintf(sig->detail, sizeof(sig->detail),
 		    "not a clearsigned document");
 		return 0;
@@ -532,7 +516,7 @@ pgp_clearsign(struct pgp *p, const char *key, const char *text, size_t len,
 	/* Armor headers go right after the armor line; they are not signed. */
 	armor = NULL;
 	for (off = 0; mem && off < n; ) {
-		if ((armor = line_after(mem, n, off, ARMOR_BEGIN)) != NULL)
+		if ((armor = textline_word(mem, n, off, ARMOR_BEGIN)) != NULL)
 			break;
 		if ((q = memchr(mem + off, '\n', n - off)) == NULL)
 			break;

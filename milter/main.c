@@ -100,6 +100,8 @@ static int
 check_socket(const char *spec, struct sbuf *problems)
 {
 	const char *p = socket_path(spec), *at;
+	char *end;
+	long port;
 
 	if (p != NULL) {
 		if (*p != '/') {
@@ -112,8 +114,9 @@ check_socket(const char *spec, struct sbuf *problems)
 	if (strncmp(spec, "inet:", 5) == 0 || strncmp(spec, "inet6:", 6) == 0) {
 		p = strchr(spec, ':') + 1;
 		at = strchr(p, '@');
-		if (p[strspn(p, "0123456789")] == (at ? '@' : '\0') &&
-		    strspn(p, "0123456789") > 0 && atol(p) < 65536)
+		port = strtol(p, &end, 10);
+		if (end > p && *end == (at ? '@' : '\0') && port > 0 &&
+		    port < 65536)
 			return 0;
 	}
 	sbuf_addf(problems, "Socket %s: not local:/path, inet:PORT@HOST or "

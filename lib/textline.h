@@ -1,0 +1,31 @@
+/*
+ * textline - reading line-oriented text that need not end in NUL, such as
+ * the armor lines of a clearsigned document.
+ */
+#ifndef PA_TEXTLINE_H
+#define PA_TEXTLINE_H
+
+#include <stddef.h>
+#include <string.h>
+
+/*
+ * textline_word - when the line at off is word followed only by blanks
+ * (CR counts as one), the text just past its line end (or the text's
+ * end); else NULL.
+ */
+static inline const char *
+textline_word(const char *s, size_t len, size_t off, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (len - off < n || memcmp(s + off, word, n) != 0)
+		return NULL;
+	for (off += n; off < len && (s[off] == ' ' || s[off] == '\t' ||
+	    s[off] == '\r'); off++)
+		;
+	if (off == len)
+		return s + off;
+	return s[off] == '\n' ? s + off + 1 : NULL;
+}
+
+#endif
