@@ -11,9 +11,8 @@
  * attestation ID carries any number of documents and storing a pair twice
  * is a no-op (MDB_NODUPDATA).
  *
- * A document record is a version byte, then fields as tag, length
- * (LEB128), value.  Unknown tags are skipped.  The record keeps the
- * document's triples, so a removal finds them without a scan.
+ * A document record (attrec.c) keeps the document's triples too, so a
+ * removal finds them without a scan.
  *
  * Map size: a new index maps 1 GiB; an existing one what it last had.  A
  * write that finds the map full aborts the LMDB transaction, doubles the
@@ -39,74 +38,9 @@
 #include <lmdb.h>
 
 #include "attindex.h"
+#include "attindex-int.h"
+#include "attrec.h"
 #include "sbuf.h"
-
-#define IDX_MAP_INITIAL	((uint64_t)1 << 30)
-#if SIZE_MAX > 0xffffffffu
-#define IDX_MAP_MAX	((uint64_t)64 << 30)
-#else
-#define IDX_MAP_MAX	IDX_MAP_INITIAL		/* no room to grow */
-#endif
-#define IDX_MAXREADERS	512
-#define IDX_MAXDBS	8
-#define IDX_JOURNAL_MAX	((size_t)1 << 30)
-#define IDX_MAX_TRIPLES	(1u << 22)
-#define IDX_MAX_NAME	511		/* longest database name dropped */
-
-#define ATTID_LEN	MSGHASH_ATTID_LEN
-#define ATT_VLEN	128		/* i|m|p|docid */
-#define BYI_VLEN	96		/* m|p|docid */
-#define TRIPLE_LEN	96
-
-#define SCHEMA_KEY	"schema"
-#define MARK_PREFIX	"mark:"
-#define MARK_PREFIX_LEN	5
-
-#define REC_VERSION	1
-enum rec_tag {
-	REC_STATUS = 1,		/* one byte: status_codes[].code */
-	REC_WHEN,		/* 8 bytes, big-endian two's complement */
-	REC_FPR,
-	REC_UIDS,
-	REC_WHERE,
-	REC_MSGID,
-	REC_TRIPLES		/* n * (i|m|p) */
-};
-
-/* Journal operations, replayed in order after the map has grown. */
-enum jop {
-	J_SETUP = 'S',		/* no payload */
-	J_PUT = 'P',		/* docid, record */
-	J_REMOVE = 'R',		/* docid */
-	J_MARKS = 'M'		/* (u8 len, name, u8 len, value)... */
-};
-
-struct attindex {
-	MDB_env			*env;
-	MDB_dbi			 meta, docs, att, byi;
-	MDB_txn			*wtxn;		/* LMDB's, NULL when lost */
-	int			 writable;
-	int			 intxn;		/* between begin and commit */
-	int			 wfailed;	/* a write failed: only abort */
-	int			 rebuilt;	/* setup emptied another schema */
-	pthread_rwlock_t	 maplock;
-	struct sbuf		 journal;	/* the writes since begin */
-	struct sbuf		 rec;		/* encoding scratch */
-	struct sbuf		 scratch;	/* triples of a doc removed */
-	char			 oldstamp[80];
-	char			 path[PATH_MAX];
-};
-
-/* Stable stored codes: the enum may be reordered, the file may not. */
-static const struct {
-	enum pgp_sigstatus	 status;
-	unsigned char		 code;
-} status_codes[] = {
-	{ PGP_SIG_GOOD, 1 },
-	{ PGP_SIG_BAD, 2 },
-	{ PGP_SIG_NOKEY, 3 },
-	{ PGP_SIG_ERROR, 4 },
-};
 
 /* LMDB and system codes in words for a system administrator. */
 static const struct {
@@ -133,26 +67,11 @@ static const struct {
 	{ EAGAIN, "the lock file is busy", NULL },
 };
 
-static void	 idx_mdb_err(const struct attindex *, struct pa_err *,
-		    const char *, int);
-static void	 put_varint(struct sbuf *, uint32_t);
-static size_t	 get_varint(const unsigned char *, size_t, uint32_t *);
-static void	 put_field(struct sbuf *, int, const void *, size_t);
-static int	 rec_encode(struct sbuf *, const struct att_docinfo *,
-		    const struct att_triple *, size_t);
-static int	 rec_decode(const unsigned char *, size_t,
-		    struct att_docinfo *, const unsigned char **, size_t *);
-static void	 make_attid(char *, const unsigned char *,
-		    const unsigned char *, const unsigned char *);
-static void	 sanitize(char *, size_t, const void *, size_t);
-static int	 rbegin(struct attindex *, MDB_txn **, struct pa_err *);
-static void	 rend(struct attindex *, MDB_txn *);
 static int	 wbegin(struct attindex *, struct pa_err *);
 static int	 grow(struct attindex *, struct pa_err *);
 static int	 apply(struct attindex *, int, const unsigned char *, size_t);
 static int	 wapply(struct attindex *, int, const void *, size_t,
 		    struct pa_err *);
-static int	 wcheck(struct attindex *, struct pa_err *);
 static int	 do_setup(struct attindex *, MDB_txn *);
 static int	 drop_all(MDB_txn *, MDB_dbi);
 static int	 do_put(struct attindex *, MDB_txn *, const unsigned char *,
@@ -162,11 +81,9 @@ static int	 do_remove(struct attindex *, MDB_txn *,
 static int	 do_marks(struct attindex *, MDB_txn *, const unsigned char *,
 		    size_t);
 static int	 reader_setup(struct attindex *, struct pa_err *);
-static int	 lookup(struct attindex *, MDB_dbi, const void *, size_t,
-		    struct att_hit *, size_t, size_t *, struct pa_err *);
 
 /* idx_mdb_err - "WHAT index at PATH: REASON[ (HINT)]" */
-static void
+void
 idx_mdb_err(const struct attindex *h, struct pa_err *err, const char *what,
     int rc)
 {
@@ -187,161 +104,8 @@ idx_mdb_err(const struct attindex *h, struct pa_err *err, const char *what,
 		    idx_errors[i].text, idx_errors[i].hint);
 }
 
-static void
-put_varint(struct sbuf *sb, uint32_t v)
-{
-	while (v >= 0x80) {
-		sbuf_addch(sb, (int)(v & 0x7f) | 0x80);
-		v >>= 7;
-	}
-	sbuf_addch(sb, (int)v);
-}
-
-/* get_varint - bytes used, or 0 when p does not hold a valid one */
-static size_t
-get_varint(const unsigned char *p, size_t len, uint32_t *v)
-{
-	uint32_t r = 0;
-	size_t i;
-
-	for (i = 0; i < len && i < 5; i++) {
-		if (i == 4 && p[i] > 0x0f)
-			return 0;
-		r |= (uint32_t)(p[i] & 0x7f) << (7 * i);
-		if (!(p[i] & 0x80)) {
-			*v = r;
-			return i + 1;
-		}
-	}
-	return 0;
-}
-
-static void
-put_field(struct sbuf *sb, int tag, const void *p, size_t len)
-{
-	sbuf_addch(sb, tag);
-	put_varint(sb, (uint32_t)len);
-	sbuf_add(sb, p, len);
-}
-
-/* rec_encode - the record of a document, appended to sb */
-static int
-rec_encode(struct sbuf *sb, const struct att_docinfo *d,
-    const struct att_triple *t, size_t n)
-{
-	const char *str[] = { d->fpr, d->uids, d->where, d->msgid };
-	const size_t size[] = { sizeof(d->fpr), sizeof(d->uids),
-		sizeof(d->where), sizeof(d->msgid) };
-	unsigned char code = 4, when[8];
-	uint64_t w;
-	size_t i;
-
-	for (i = 0; i < sizeof(status_codes) / sizeof(status_codes[0]); i++)
-		if (status_codes[i].status == d->status)
-			code = status_codes[i].code;
-	w = (uint64_t)(int64_t)d->when;
-	for (i = 0; i < 8; i++)
-		when[i] = (unsigned char)(w >> (56 - 8 * i));
-
-	sbuf_addch(sb, REC_VERSION);
-	put_field(sb, REC_STATUS, &code, 1);
-	put_field(sb, REC_WHEN, when, sizeof(when));
-	for (i = 0; i < 4; i++)
-		if (str[i][0] != '\0')
-			put_field(sb, REC_FPR + (int)i, str[i],
-			    strnlen(str[i], size[i] - 1));
-	sbuf_addch(sb, REC_TRIPLES);
-	put_varint(sb, (uint32_t)(n * TRIPLE_LEN));
-	for (i = 0; i < n; i++) {
-		sbuf_add(sb, t[i].i, 32);
-		sbuf_add(sb, t[i].m, 32);
-		sbuf_add(sb, t[i].p, 32);
-	}
-	return sbuf_failed(sb);
-}
-
-/*
- * rec_decode - a record into d (when not NULL, docid untouched) and its
- * triples into *t, *n (when t not NULL).  Returns 0 or -1 when damaged.
- */
-static int
-rec_decode(const unsigned char *p, size_t len, struct att_docinfo *d,
-    const unsigned char **t, size_t *n)
-{
-	char *str[4] = { NULL };
-	size_t size[4] = { 0 }, off, used, i;
-	uint32_t flen;
-	uint64_t w;
-	int tag;
-
-	if (len < 1 || p[0] != REC_VERSION)
-		return -1;
-	if (d != NULL) {
-		d->status = PGP_SIG_ERROR;
-		d->when = 0;
-		d->fpr[0] = d->uids[0] = d->where[0] = d->msgid[0] = '\0';
-		str[0] = d->fpr, size[0] = sizeof(d->fpr);
-		str[1] = d->uids, size[1] = sizeof(d->uids);
-		str[2] = d->where, size[2] = sizeof(d->where);
-		str[3] = d->msgid, size[3] = sizeof(d->msgid);
-	}
-	if (t != NULL) {
-		*t = NULL;
-		*n = 0;
-	}
-	for (off = 1; off < len; off += flen) {
-		tag = p[off++];
-		if ((used = get_varint(p + off, len - off, &flen)) == 0)
-			return -1;
-		off += used;
-		if (flen > len - off)
-			return -1;
-		switch (tag) {
-		case REC_STATUS:
-			if (flen != 1)
-				return -1;
-			for (i = 0; d != NULL && i < sizeof(status_codes) /
-			    sizeof(status_codes[0]); i++)
-				if (status_codes[i].code == p[off])
-					d->status = status_codes[i].status;
-			break;
-		case REC_WHEN:
-			if (flen != 8)
-				return -1;
-			for (w = 0, i = 0; i < 8; i++)
-				w = w << 8 | p[off + i];
-			if (d != NULL)
-				d->when = (time_t)(int64_t)w;
-			break;
-		case REC_FPR:
-		case REC_UIDS:
-		case REC_WHERE:
-		case REC_MSGID:
-			i = (size_t)(tag - REC_FPR);
-			if (d == NULL)
-				break;
-			if (flen >= size[i])
-				return -1;
-			memcpy(str[i], p + off, flen);
-			str[i][flen] = '\0';
-			break;
-		case REC_TRIPLES:
-			if (flen % TRIPLE_LEN != 0)
-				return -1;
-			if (t != NULL) {
-				*t = p + off;
-				*n = flen / TRIPLE_LEN;
-			}
-			break;
-		default:
-			break;
-		}
-	}
-	return 0;
-}
-
 /* make_attid - "i[:8]-m[:8]-p[:8]" in lower-case hex, not terminated */
-static void
+void
 make_attid(char *out, const unsigned char *i, const unsigned char *m,
     const unsigned char *p)
 {
@@ -360,7 +124,7 @@ make_attid(char *out, const unsigned char *i, const unsigned char *m,
 }
 
 /* sanitize - untrusted bytes as a printable string for a message */
-static void
+void
 sanitize(char *out, size_t size, const void *in, size_t len)
 {
 	const unsigned char *s = in;
@@ -371,43 +135,6 @@ sanitize(char *out, size_t size, const void *in, size_t len)
 	out[i] = '\0';
 }
 
-/* rbegin - a read transaction, with maplock held shared until rend() */
-static int
-rbegin(struct attindex *h, MDB_txn **txn, struct pa_err *err)
-{
-	int rc, tries;
-
-	pthread_rwlock_rdlock(&h->maplock);
-	for (tries = 0;; tries++) {
-		rc = mdb_txn_begin(h->env, NULL, MDB_RDONLY, txn);
-		if (rc != MDB_MAP_RESIZED || tries == 3)
-			break;
-		/* Another process grew the file past our map: adopt. */
-		pthread_rwlock_unlock(&h->maplock);
-		pthread_rwlock_wrlock(&h->maplock);
-		rc = mdb_env_set_mapsize(h->env, 0);
-		pthread_rwlock_unlock(&h->maplock);
-		pthread_rwlock_rdlock(&h->maplock);
-		if (rc != 0)
-			break;
-	}
-	if (rc != 0) {
-		pthread_rwlock_unlock(&h->maplock);
-		*txn = NULL;
-		idx_mdb_err(h, err, "cannot read", rc);
-		return PA_ERROR;
-	}
-	return 0;
-}
-
-static void
-rend(struct attindex *h, MDB_txn *txn)
-{
-	mdb_txn_abort(txn);
-	pthread_rwlock_unlock(&h->maplock);
-}
-
-/* wbegin - LMDB's write transaction into h->wtxn */
 static int
 wbegin(struct attindex *h, struct pa_err *err)
 {
@@ -534,7 +261,7 @@ wapply(struct attindex *h, int op, const void *p, size_t len,
 	return 0;
 }
 
-static int
+int
 wcheck(struct attindex *h, struct pa_err *err)
 {
 	if (!h->intxn) {
@@ -664,7 +391,7 @@ do_put(struct attindex *h, MDB_txn *txn, const unsigned char *docid,
 	v.mv_size = len;
 	if ((rc = mdb_put(txn, h->docs, &k, &v, 0)) != 0)
 		return rc;
-	if (rec_decode(rec, len, NULL, &t, &n) != 0)
+	if (attrec_decode(rec, len, NULL, &t, &n) != 0)
 		return MDB_CORRUPTED;
 	for (i = 0; i < n; i++, t += TRIPLE_LEN) {
 		memcpy(val, t, TRIPLE_LEN);
@@ -705,7 +432,7 @@ do_remove(struct attindex *h, MDB_txn *txn, const unsigned char *docid)
 		return rc;
 	/* Data from the map is only valid until the next update: copy. */
 	sbuf_reset(&h->scratch);
-	if (rec_decode(v.mv_data, v.mv_size, NULL, &t, &n) == 0 &&
+	if (attrec_decode(v.mv_data, v.mv_size, NULL, &t, &n) == 0 &&
 	    sbuf_add(&h->scratch, t, n * TRIPLE_LEN) != 0)
 		return ENOMEM;
 	if ((rc = mdb_del(txn, h->docs, &k, NULL)) != 0)
@@ -1052,7 +779,7 @@ attindex_put(struct attindex *h, const struct att_docinfo *d,
 	}
 	sbuf_reset(&h->rec);
 	sbuf_add(&h->rec, d->docid, 32);
-	if ((rc = rec_encode(&h->rec, d, t, n)) != 0) {
+	if ((rc = attrec_encode(&h->rec, d, t, n)) != 0) {
 		pa_err_set(err, "index at %s: %s", h->path, pa_strerror(rc));
 		return rc;
 	}
@@ -1068,91 +795,6 @@ attindex_remove(struct attindex *h, const unsigned char docid[32],
 	if ((rc = wcheck(h, err)) != 0)
 		return rc;
 	return wapply(h, J_REMOVE, docid, 32, err);
-}
-
-int
-attindex_has(struct attindex *h, const unsigned char docid[32])
-{
-	MDB_txn *txn;
-	MDB_val k, v;
-	int rc;
-
-	k.mv_data = (void *)docid;
-	k.mv_size = 32;
-	if (h->intxn) {
-		if (h->wtxn == NULL)
-			return PA_ERROR;
-		rc = mdb_get(h->wtxn, h->docs, &k, &v);
-	} else {
-		if (rbegin(h, &txn, NULL) != 0)
-			return PA_ERROR;
-		rc = mdb_get(txn, h->docs, &k, &v);
-		rend(h, txn);
-	}
-	if (rc == MDB_NOTFOUND)
-		return 0;
-	return rc == 0 ? 1 : PA_ERROR;
-}
-
-int
-attindex_get_marks(struct attindex *h, struct archive_mark *marks,
-    size_t max, size_t *n, struct pa_err *err)
-{
-	MDB_cursor *cur;
-	MDB_txn *txn;
-	MDB_val k, v;
-	size_t nlen;
-	int rc;
-
-	*n = 0;
-	if (h->intxn && wcheck(h, err) != 0)
-		return PA_ERROR;
-	if (h->intxn)
-		txn = h->wtxn;
-	else if (rbegin(h, &txn, err) != 0)
-		return PA_ERROR;
-	if ((rc = mdb_cursor_open(txn, h->meta, &cur)) != 0)
-		goto out;
-	k.mv_data = (void *)MARK_PREFIX;
-	k.mv_size = MARK_PREFIX_LEN;
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
-	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (k.mv_size < MARK_PREFIX_LEN ||
-		    memcmp(k.mv_data, MARK_PREFIX, MARK_PREFIX_LEN) != 0)
-			break;
-		nlen = k.mv_size - MARK_PREFIX_LEN;
-		if (*n == max) {
-			rc = PA_ETOOBIG;
-			break;
-		}
-		if (nlen >= sizeof(marks->name) ||
-		    v.mv_size >= sizeof(marks->value)) {
-			rc = MDB_CORRUPTED;
-			break;
-		}
-		memcpy(marks[*n].name, (char *)k.mv_data + MARK_PREFIX_LEN,
-		    nlen);
-		marks[*n].name[nlen] = '\0';
-		memcpy(marks[*n].value, v.mv_data, v.mv_size);
-		marks[*n].value[v.mv_size] = '\0';
-		(*n)++;
-	}
-	mdb_cursor_close(cur);
-	if (rc == MDB_NOTFOUND)
-		rc = 0;
-out:
-	if (!h->intxn)
-		rend(h, txn);
-	if (rc == PA_ETOOBIG) {
-		pa_err_set(err, "index at %s holds more than %zu archive marks",
-		    h->path, max);
-		return PA_ETOOBIG;
-	}
-	if (rc != 0) {
-		idx_mdb_err(h, err, "cannot read", rc);
-		return PA_ERROR;
-	}
-	return 0;
 }
 
 int
@@ -1187,127 +829,3 @@ attindex_set_marks(struct attindex *h, const struct archive_mark *marks,
 	return wapply(h, J_MARKS, sb->buf, sb->len, err);
 }
 
-/* lookup - every duplicate of key in dbi (att or byi) as hits */
-static int
-lookup(struct attindex *h, MDB_dbi dbi, const void *key, size_t klen,
-    struct att_hit *hits, size_t max, size_t *n, struct pa_err *err)
-{
-	const unsigned char *d;
-	struct att_hit *hit;
-	MDB_cursor *cur;
-	MDB_txn *txn;
-	MDB_val k, v, dk, dv;
-	size_t vlen;
-	int rc;
-
-	vlen = dbi == h->att ? ATT_VLEN : BYI_VLEN;
-	if (rbegin(h, &txn, err) != 0)
-		return PA_ERROR;
-	if ((rc = mdb_cursor_open(txn, dbi, &cur)) != 0)
-		goto out;
-	k.mv_data = (void *)key;
-	k.mv_size = klen;
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET); rc == 0 && *n < max;
-	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
-		if (v.mv_size != vlen) {
-			rc = MDB_CORRUPTED;
-			break;
-		}
-		d = v.mv_data;
-		hit = &hits[*n];
-		if (dbi == h->att) {
-			memcpy(hit->t.i, d, 32);
-			d += 32;
-		} else
-			memcpy(hit->t.i, key, 32);
-		memcpy(hit->t.m, d, 32);
-		memcpy(hit->t.p, d + 32, 32);
-		dk.mv_data = (void *)(d + 64);
-		dk.mv_size = 32;
-		if ((rc = mdb_get(txn, h->docs, &dk, &dv)) == MDB_NOTFOUND)
-			continue;	/* being removed: not a hit */
-		if (rc != 0)
-			break;
-		memcpy(hit->doc.docid, d + 64, 32);
-		if (rec_decode(dv.mv_data, dv.mv_size, &hit->doc, NULL,
-		    NULL) != 0) {
-			rc = MDB_CORRUPTED;
-			break;
-		}
-		(*n)++;
-	}
-	mdb_cursor_close(cur);
-	if (rc == MDB_NOTFOUND || rc == 0)
-		rc = 0;
-out:
-	rend(h, txn);
-	if (rc != 0) {
-		*n = 0;
-		idx_mdb_err(h, err, "cannot read", rc);
-		return PA_ERROR;
-	}
-	return 0;
-}
-
-int
-attindex_lookup(struct attindex *h, const char *attid, struct att_hit *hits,
-    size_t max, size_t *n, struct pa_err *err)
-{
-	char key[ATTID_LEN];
-	size_t i;
-	int c;
-
-	*n = 0;
-	if (strnlen(attid, ATTID_LEN + 1) != ATTID_LEN || max == 0)
-		return 0;
-	/* Only "xxxxxxxx-xxxxxxxx-xxxxxxxx" can be stored; any case. */
-	for (i = 0; i < ATTID_LEN; i++) {
-		c = (unsigned char)attid[i];
-		if (c >= 'A' && c <= 'F')
-			c += 'a' - 'A';
-		if ((i == 8 || i == 17) ? c != '-' :
-		    !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-			return 0;
-		key[i] = (char)c;
-	}
-	return lookup(h, h->att, key, ATTID_LEN, hits, max, n, err);
-}
-
-int
-attindex_lookup_i(struct attindex *h, const unsigned char i[32],
-    struct att_hit *hits, size_t max, size_t *n, struct pa_err *err)
-{
-	*n = 0;
-	if (max == 0)
-		return 0;
-	return lookup(h, h->byi, i, 32, hits, max, n, err);
-}
-
-int
-attindex_stats(struct attindex *h, size_t *docs, size_t *atts,
-    struct pa_err *err)
-{
-	MDB_stat sd, sa;
-	MDB_txn *txn;
-	int rc;
-
-	*docs = *atts = 0;
-	if (h->intxn && wcheck(h, err) != 0)
-		return PA_ERROR;
-	if (h->intxn)
-		txn = h->wtxn;
-	else if (rbegin(h, &txn, err) != 0)
-		return PA_ERROR;
-	if ((rc = mdb_stat(txn, h->docs, &sd)) == 0 &&
-	    (rc = mdb_stat(txn, h->att, &sa)) == 0) {
-		*docs = sd.ms_entries;
-		*atts = sa.ms_entries;
-	}
-	if (!h->intxn)
-		rend(h, txn);
-	if (rc != 0) {
-		idx_mdb_err(h, err, "cannot read", rc);
-		return PA_ERROR;
-	}
-	return 0;
-}

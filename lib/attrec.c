@@ -1,0 +1,181 @@
+/*
+ * attrec - the stored form of a document record: a version byte, then
+ * fields as tag, length (LEB128), value.  Unknown tags are skipped, so a
+ * later version may add fields that this one reads past.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "attrec.h"
+
+#define REC_VERSION	1
+enum rec_tag {
+	REC_STATUS = 1,		/* one byte: status_codes[].code */
+	REC_WHEN,		/* 8 bytes, big-endian two's complement */
+	REC_FPR,
+	REC_UIDS,
+	REC_WHERE,
+	REC_MSGID,
+	REC_TRIPLES		/* n * (i|m|p) */
+};
+
+/* Stable stored codes: the enum may be reordered, the file may not. */
+static const struct {
+	enum pgp_sigstatus	 status;
+	unsigned char		 code;
+} status_codes[] = {
+	{ PGP_SIG_GOOD, 1 },
+	{ PGP_SIG_BAD, 2 },
+	{ PGP_SIG_NOKEY, 3 },
+	{ PGP_SIG_ERROR, 4 },
+};
+
+static void
+put_varint(struct sbuf *sb, uint32_t v)
+{
+	while (v >= 0x80) {
+		sbuf_addch(sb, (int)(v & 0x7f) | 0x80);
+		v >>= 7;
+	}
+	sbuf_addch(sb, (int)v);
+}
+
+/* get_varint - bytes used, or 0 when p does not hold a valid one */
+static size_t
+get_varint(const unsigned char *p, size_t len, uint32_t *v)
+{
+	uint32_t r = 0;
+	size_t i;
+
+	for (i = 0; i < len && i < 5; i++) {
+		if (i == 4 && p[i] > 0x0f)
+			return 0;
+		r |= (uint32_t)(p[i] & 0x7f) << (7 * i);
+		if (!(p[i] & 0x80)) {
+			*v = r;
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+static void
+put_field(struct sbuf *sb, int tag, const void *p, size_t len)
+{
+	sbuf_addch(sb, tag);
+	put_varint(sb, (uint32_t)len);
+	sbuf_add(sb, p, len);
+}
+
+int
+attrec_encode(struct sbuf *sb, const struct att_docinfo *d,
+    const struct att_triple *t, size_t n)
+{
+	const char *str[] = { d->fpr, d->uids, d->where, d->msgid };
+	const size_t size[] = { sizeof(d->fpr), sizeof(d->uids),
+		sizeof(d->where), sizeof(d->msgid) };
+	unsigned char code = 4, when[8];
+	uint64_t w;
+	size_t i;
+
+	for (i = 0; i < sizeof(status_codes) / sizeof(status_codes[0]); i++)
+		if (status_codes[i].status == d->status)
+			code = status_codes[i].code;
+	w = (uint64_t)(int64_t)d->when;
+	for (i = 0; i < 8; i++)
+		when[i] = (unsigned char)(w >> (56 - 8 * i));
+
+	sbuf_addch(sb, REC_VERSION);
+	put_field(sb, REC_STATUS, &code, 1);
+	put_field(sb, REC_WHEN, when, sizeof(when));
+	for (i = 0; i < 4; i++)
+		if (str[i][0] != '\0')
+			put_field(sb, REC_FPR + (int)i, str[i],
+			    strnlen(str[i], size[i] - 1));
+	sbuf_addch(sb, REC_TRIPLES);
+	put_varint(sb, (uint32_t)(n * TRIPLE_LEN));
+	for (i = 0; i < n; i++) {
+		sbuf_add(sb, t[i].i, 32);
+		sbuf_add(sb, t[i].m, 32);
+		sbuf_add(sb, t[i].p, 32);
+	}
+	return sbuf_failed(sb);
+}
+
+int
+attrec_decode(const unsigned char *p, size_t len, struct att_docinfo *d,
+    const unsigned char **t, size_t *n)
+{
+	char *str[4] = { NULL };
+	size_t size[4] = { 0 }, off, used, i;
+	uint32_t flen;
+	uint64_t w;
+	int tag;
+
+	if (len < 1 || p[0] != REC_VERSION)
+		return -1;
+	if (d != NULL) {
+		d->status = PGP_SIG_ERROR;
+		d->when = 0;
+		d->fpr[0] = d->uids[0] = d->where[0] = d->msgid[0] = '\0';
+		str[0] = d->fpr, size[0] = sizeof(d->fpr);
+		str[1] = d->uids, size[1] = sizeof(d->uids);
+		str[2] = d->where, size[2] = sizeof(d->where);
+		str[3] = d->msgid, size[3] = sizeof(d->msgid);
+	}
+	if (t != NULL) {
+		*t = NULL;
+		*n = 0;
+	}
+	for (off = 1; off < len; off += flen) {
+		tag = p[off++];
+		if ((used = get_varint(p + off, len - off, &flen)) == 0)
+			return -1;
+		off += used;
+		if (flen > len - off)
+			return -1;
+		switch (tag) {
+		case REC_STATUS:
+			if (flen != 1)
+				return -1;
+			for (i = 0; d != NULL && i < sizeof(status_codes) /
+			    sizeof(status_codes[0]); i++)
+				if (status_codes[i].code == p[off])
+					d->status = status_codes[i].status;
+			break;
+		case REC_WHEN:
+			if (flen != 8)
+				return -1;
+			for (w = 0, i = 0; i < 8; i++)
+				w = w << 8 | p[off + i];
+			if (d != NULL)
+				d->when = (time_t)(int64_t)w;
+			break;
+		case REC_FPR:
+		case REC_UIDS:
+		case REC_WHERE:
+		case REC_MSGID:
+			i = (size_t)(tag - REC_FPR);
+			if (d == NULL)
+				break;
+			if (flen >= size[i])
+				return -1;
+			memcpy(str[i], p + off, flen);
+			str[i][flen] = '\0';
+			break;
+		case REC_TRIPLES:
+			if (flen % TRIPLE_LEN != 0)
+				return -1;
+			if (t != NULL) {
+				*t = p + off;
+				*n = flen / TRIPLE_LEN;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
