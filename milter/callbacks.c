@@ -278,7 +278,8 @@ not_a_patch(SMFICTX *ctx, struct conn *c)
 
 	if (cf->mark_non_patches == CONFIG_YES &&
 	    insert(ctx, HDR_VERDICT, "nopatch") != 0)
-		return SMFIS_CONTINUE;
+		mlog(LOG_LEVEL_ERROR, "%s: the MTA refused our header",
+		    queue_id(ctx));
 	body = mailmsg_body_text(c->msg, &len);
 	if (cf->learn_from_mail == CONFIG_YES && body != NULL &&
 	    memmem(body, len, CLEARSIGN_LINE, strlen(CLEARSIGN_LINE))) {
