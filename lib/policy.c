@@ -77,16 +77,18 @@ policy_apply(const struct pa_config *cf, const struct decision *d,
 		o->action = ACTION_TEMPFAIL;
 		o->rcode = "451";
 		o->xcode = "4.7.1";
-		snprintf(o->text, sizeof(o->text), "Patch %s has no "
-		    "attestation yet; try again later", d->attid);
+		snprintf(o->text, sizeof(o->text), "Patch attestation none: "
+		    "%s has no attestation yet; try again later", d->attid);
 		return;
 	}
 	o->action = configured_action(cf, d->result);
 	if (d->reason[0] != '\0')
-		snprintf(text, sizeof(text), "Patch %s is %s (%s)", d->attid,
+		snprintf(text, sizeof(text), "Patch attestation %s: %s is %s "
+		    "(%s)", verdict_name(d->result), d->attid,
 		    verdict_words[d->result].reply, d->reason);
 	else
-		snprintf(text, sizeof(text), "Patch %s is %s", d->attid,
+		snprintf(text, sizeof(text), "Patch attestation %s: %s is %s",
+		    verdict_name(d->result), d->attid,
 		    verdict_words[d->result].reply);
 	reply_text(o->text, sizeof(o->text), text);
 	if (o->action == ACTION_REJECT) {

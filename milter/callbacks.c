@@ -29,6 +29,7 @@ struct conn {
 	struct mailmsg		*msg;
 	size_t			 msg_cap;	/* what msg was made to hold */
 	int			 in_message;	/* between MAIL and its end */
+	size_t			 body_bytes;	/* as the MTA sent them */
 	int			 oversize;	/* no verdict, passes */
 	int			 fault;		/* ours: OnError */
 	unsigned		 verdict_headers;	/* X-Patch-Attested seen */
@@ -54,6 +55,7 @@ message_end(struct conn *c)
 	c->gen = NULL;
 	if (c->msg != NULL)
 		mailmsg_reset(c->msg);
+	c->body_bytes = 0;
 	c->oversize = c->fault = 0;
 	c->verdict_headers = c->authres_headers = 0;
 	c->nours = 0;
@@ -204,7 +206,12 @@ cb_body(SMFICTX *ctx, unsigned char *chunk, size_t len)
 {
 	struct conn *c = conn_of(ctx);
 
-	if (c != NULL && c->gen != NULL && collecting(c))
+	if (c == NULL || c->gen == NULL || !collecting(c))
+		return SMFIS_CONTINUE;
+	c->body_bytes += len;
+	if (c->body_bytes > (size_t)c->gen->cf.max_body)
+		c->oversize = 1;
+	else
 		note(c, mailmsg_body(c->msg, chunk, len));
 	return SMFIS_CONTINUE;
 }

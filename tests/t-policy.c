@@ -94,13 +94,15 @@ test_text(void)
 	cf.on_fail = ACTION_REJECT;
 	d = verdict(VERDICT_FAIL, "the commit message differs");
 	policy_apply(&cf, &d, NOW, &o);
-	tap_check_str(o.text, "Patch 2a02abe0-215cf3f1-2acb5798 is not what "
-	    "its attestation says (the commit message differs)",
+	tap_check_str(o.text, "Patch attestation fail: "
+	    "2a02abe0-215cf3f1-2acb5798 is not what its attestation says (the "
+	    "commit message differs)",
 	    "reject text: the ID, the verdict and why");
 	d = verdict(VERDICT_FAIL, "100% bad\r\nline\xc3\xa9");
 	policy_apply(&cf, &d, NOW, &o);
-	tap_check_str(o.text, "Patch 2a02abe0-215cf3f1-2acb5798 is not what "
-	    "its attestation says (100  bad  line  )",
+	tap_check_str(o.text, "Patch attestation fail: "
+	    "2a02abe0-215cf3f1-2acb5798 is not what its attestation says (100  "
+	    "bad  line  )",
 	    "reply text: no %%, controls or 8-bit bytes");
 	config_release(&cf);
 }
