@@ -28,4 +28,26 @@ textline_word(const char *s, size_t len, size_t off, const char *word)
 	return s[off] == '\n' ? s + off + 1 : NULL;
 }
 
+/* textline_ieq - s[0..n) equals the ASCII word w in any case */
+static inline int
+textline_ieq(const char *s, size_t n, const char *w)
+{
+	size_t i;
+	int a, b;
+
+	if (strlen(w) != n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		a = (unsigned char)s[i];
+		b = (unsigned char)w[i];
+		if (a >= 'A' && a <= 'Z')
+			a += 'a' - 'A';
+		if (b >= 'A' && b <= 'Z')
+			b += 'a' - 'A';
+		if (a != b)
+			return 0;
+	}
+	return 1;
+}
+
 #endif
