@@ -6,10 +6,14 @@
  * Start-up order matters: the socket is opened while we may still bind
  * privileged places, then the process leaves the terminal, then it drops
  * privileges, and only then do threads start (fork() and threads do not
- * mix).  Every signal we handle is blocked in every thread; the main thread
- * takes them with sigwait().  Linux hands a signal sent to the process to
- * its main thread first when that thread is waiting for it, so SIGHUP
- * reloads here instead of stopping libmilter, which waits for it too.
+ * mix).
+ *
+ * Signals: libmilter's own signal thread waits for SIGHUP, SIGTERM and
+ * SIGINT with sigwait() and stops the milter on any of them; admins expect
+ * SIGHUP to reload.  Our handlers stay installed and unblocked in the main
+ * thread, to which Linux offers a signal sent to the process first, so
+ * libmilter sees SIGHUP only when two different signals race.  A handler
+ * only writes the signal's number into a pipe that the main thread reads.
  */
 #include "config.h"
 
@@ -35,7 +39,7 @@
 #include "pgp.h"
 
 #define DRAIN_SECONDS	10	/* SIGTERM: time left to open messages */
-#define LISTENER_ENDED	SIGUSR2	/* from the listener thread to main */
+#define LISTENER_ENDED	0	/* from the listener thread to main */
 
 struct options {
 	const char	*config;
@@ -44,7 +48,7 @@ struct options {
 	int		 check_only;
 };
 
-static pthread_t	main_thread;
+static int		signal_pipe[2] = { -1, -1 };
 
 static void
 usage(void)
@@ -311,13 +315,50 @@ write_pid(const char *path)
 	return 0;
 }
 
+/* notify - the signal (or LISTENER_ENDED) to the main thread */
+static void
+notify(int sig)
+{
+	unsigned char c = (unsigned char)sig;
+	int saved = errno;
+	ssize_t n;
+
+	/* A full pipe already holds wake-ups: losing this one is harmless. */
+	n = write(signal_pipe[1], &c, 1);
+	(void)n;
+	errno = saved;
+}
+
+static int
+catch_signals(void)
+{
+	static const int sigs[] = { SIGHUP, SIGUSR1, SIGTERM, SIGINT };
+	struct sigaction sa;
+	size_t i;
+
+	if (pipe(signal_pipe) != 0 ||
+	    fcntl(signal_pipe[1], F_SETFL, O_NONBLOCK) != 0) {
+		mlog(LOG_LEVEL_ERROR, "cannot make the signal pipe: %s",
+		    strerror(errno));
+		return -1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = notify;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
 static void *
 listener(void *arg)
 {
 	(void)arg;
 	if (smfi_main() != MI_SUCCESS)
 		mlog(LOG_LEVEL_ERROR, "libmilter stopped with an error");
-	pthread_kill(main_thread, LISTENER_ENDED);
+	notify(LISTENER_ENDED);
 	return NULL;
 }
 
@@ -338,39 +379,33 @@ static int
 serve(const struct options *o)
 {
 	pthread_t thread;
-	sigset_t set;
-	int sig, ended = 0;
+	unsigned char sig;
+	int stopping = 0;
+	ssize_t n;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, LISTENER_ENDED);
-	main_thread = pthread_self();
 	if (pthread_create(&thread, NULL, listener, NULL) != 0) {
 		mlog(LOG_LEVEL_ERROR, "cannot start the listener thread");
 		return -1;
 	}
 	mlog(LOG_LEVEL_INFO, "started; version %s, configuration %s",
 	    PACKAGE_VERSION, o->config);
-	while (!ended) {
-		if (sigwait(&set, &sig) != 0)
-			continue;
-		switch (sig) {
-		case SIGHUP:
-		case SIGUSR1:
+	for (;;) {
+		if ((n = read(signal_pipe[0], &sig, 1)) != 1) {
+			if (n == -1 && errno == EINTR)
+				continue;
+			mlog(LOG_LEVEL_ERROR, "the signal pipe failed");
+			sig = SIGTERM;
+		}
+		if (sig == LISTENER_ENDED)
+			break;
+		if (sig == SIGHUP || sig == SIGUSR1)
 			worker_request_reload();
-			break;
-		case LISTENER_ENDED:
-			ended = 1;
-			break;
-		default:
+		else if (!stopping) {
+			stopping = 1;
 			mlog(LOG_LEVEL_INFO, "stopping: finishing the messages "
 			    "being received");
 			drain();
 			smfi_stop();
-			break;
 		}
 	}
 	pthread_join(thread, NULL);
@@ -384,7 +419,6 @@ main(int argc, char **argv)
 	struct pa_config cf;
 	struct sbuf problems;
 	struct pa_err err;
-	sigset_t set;
 	int rc = 1;
 
 	parse_options(argc, argv, &o);
@@ -403,14 +437,8 @@ main(int argc, char **argv)
 
 	mlog_open(o.foreground);
 	mlog_configure(&cf);
-	sigemptyset(&set);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, LISTENER_ENDED);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	if (catch_signals() != 0)
+		goto out;
 	if (pgp_global_init(&err) != 0) {
 		mlog(LOG_LEVEL_ERROR, "GnuPG: %s", err.msg);
 		goto out;
