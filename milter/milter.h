@@ -47,13 +47,15 @@ struct generation	*state_hold(void);
 void			 state_release(struct generation *);
 int			 state_decide(const struct mailmsg *, time_t,
 			     struct decision *);
-int			 state_reload(const char *path);
-int			 state_reopen_index(void);
+int			 state_reload(const char *path, const char *socket);
+void			 state_reopen_index(void);
+void			 state_index_made(void);
 struct attindex		*state_index(void);
 extern atomic_long	 state_in_flight;	/* messages being received */
 
 /* worker.c: the background thread */
-int	worker_start(const char *config_path, struct pa_err *);
+int	worker_start(const char *config_path, const char *socket,
+	    struct pa_err *);
 void	worker_stop(void);
 void	worker_request_reload(void);
 void	worker_learn(const char *text, size_t len);

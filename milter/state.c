@@ -9,7 +9,11 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
+#include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +26,7 @@ static pthread_rwlock_t		 index_lock = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_mutex_t		 pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct generation	*current;	/* swapped under both locks */
 static struct attindex		*index_handle;	/* NULL: not open */
+static int			 index_ready;	/* holds what the archive has */
 static char			 index_why[sizeof(((struct pa_err *)0)->msg)];
 static struct decider		**pool;
 static size_t			 pool_len, pool_cap;
@@ -67,40 +72,76 @@ pool_empty(void)
 		decider_free(pool[--pool_len]);
 }
 
+/* index_exists - whether an index was ever made at path */
+static int
+index_exists(const char *path)
+{
+	char data[PATH_MAX];
+	struct stat st;
+
+	return (size_t)snprintf(data, sizeof(data), "%s/data.mdb", path) <
+	    sizeof(data) && stat(data, &st) == 0;
+}
+
+/* say_why - log a reason for temperror once, not at every retry */
+static void
+say_why(const char *why)
+{
+	if (strcmp(why, index_why) != 0)
+		mlog(LOG_LEVEL_ERROR, "%s: patches are marked temperror until "
+		    "it is fixed", why);
+	snprintf(index_why, sizeof(index_why), "%s", why);
+}
+
 /*
  * open_index - (re)open the index of the current configuration, writable
- * when the milter is to add to it (index lock held exclusively).  When it
- * cannot be written it is read, and learning waits for a writable index.
+ * when the milter is to add to it (index lock held exclusively).  An
+ * index that is not there is made only when the milter itself reads the
+ * archive into it, and counts as ready once it has done so: until then an
+ * empty index would call every attested patch "none".
  */
 static void
 open_index(void)
 {
 	const struct pa_config *cf = &current->cf;
 	struct pa_err err;
-	int writable = cf->learn_from_mail == CONFIG_YES ||
-	    (cf->archive != NULL && cf->archive_refresh > 0);
+	int refresh = cf->archive != NULL && cf->archive_refresh > 0;
+	int writable = refresh || cf->learn_from_mail == CONFIG_YES;
+	int exists = index_exists(cf->index_path);
 
 	pool_empty();
 	attindex_close(index_handle);
 	index_handle = NULL;
+	index_ready = exists;
+	if (!exists && !refresh) {
+		pa_err_set(&err, "no index at %s (patchattest index makes it)",
+		    cf->index_path);
+		say_why(err.msg);
+		return;
+	}
 	err.msg[0] = '\0';
 	if (writable && attindex_open(&index_handle, cf->index_path, 1,
 	    &err) == 0) {
 		if (err.msg[0] != '\0')
 			mlog(LOG_LEVEL_WARNING, "%s", err.msg);
-	} else {
+	} else if (exists) {
 		if (writable)
-			mlog(LOG_LEVEL_WARNING, "%s; opening it read-only, "
-			    "nothing is learnt from mail or the archive",
-			    err.msg);
-		if (attindex_open(&index_handle, cf->index_path, 0, &err) != 0) {
+			mlog(LOG_LEVEL_WARNING, "%s; reading it only, so nothing "
+			    "is learnt from mail or the archive", err.msg);
+		if (attindex_open(&index_handle, cf->index_path, 0, &err) != 0)
 			index_handle = NULL;
-			mlog(LOG_LEVEL_ERROR, "%s: patches are marked "
-			    "temperror until it can be opened", err.msg);
-		}
 	}
-	snprintf(index_why, sizeof(index_why), "%s",
-	    index_handle ? "" : err.msg);
+	if (index_handle == NULL) {
+		say_why(err.msg);
+		return;
+	}
+	if (index_why[0] != '\0')
+		mlog(LOG_LEVEL_INFO, "the index at %s is open", cf->index_path);
+	index_why[0] = '\0';
+	if (!index_ready)
+		mlog(LOG_LEVEL_INFO, "making the index at %s from %s: patches "
+		    "are marked temperror until it is done", cf->index_path,
+		    cf->archive);
 }
 
 int
@@ -141,8 +182,8 @@ decider_get(struct pa_err *err)
 	if (pool_len > 0)
 		dc = pool[--pool_len];
 	pthread_mutex_unlock(&pool_lock);
-	if (dc == NULL && decider_new(&dc, &current->cf, index_handle,
-	    err) != 0)
+	if (dc == NULL && decider_new(&dc, &current->cf, index_ready ?
+	    index_handle : NULL, err) != 0)
 		return NULL;
 	return dc;
 }
@@ -183,9 +224,9 @@ state_decide(const struct mailmsg *msg, time_t now, struct decision *d)
 		return PA_ERROR;
 	}
 	rc = decide(dc, msg, now, d);
-	if (rc == 0 && d->result == VERDICT_TEMPERROR &&
-	    index_handle == NULL)
-		snprintf(d->reason, sizeof(d->reason), "%s", index_why);
+	if (rc == 0 && d->result == VERDICT_TEMPERROR && !index_ready)
+		snprintf(d->reason, sizeof(d->reason), "%s", index_handle ?
+		    "the index is being made from the archive" : index_why);
 	decider_put(dc);
 	pthread_rwlock_unlock(&index_lock);
 	return rc;
@@ -197,13 +238,24 @@ state_index(void)
 	return index_handle;
 }
 
-int
+void
+state_index_made(void)
+{
+	if (index_ready)
+		return;
+	pthread_rwlock_wrlock(&index_lock);
+	pool_empty();
+	index_ready = index_handle != NULL;
+	pthread_rwlock_unlock(&index_lock);
+	mlog(LOG_LEVEL_INFO, "the index is made: patches are checked");
+}
+
+void
 state_reopen_index(void)
 {
 	pthread_rwlock_wrlock(&index_lock);
 	open_index();
 	pthread_rwlock_unlock(&index_lock);
-	return index_handle != NULL ? 0 : PA_ERROR;
 }
 
 /* log_problems - each problem of a configuration refused on reload */
@@ -243,7 +295,7 @@ restart_keys(const struct pa_config *was, const struct pa_config *now)
 }
 
 int
-state_reload(const char *path)
+state_reload(const char *path, const char *socket)
 {
 	struct generation *fresh, *old;
 	struct pa_config cf;
@@ -260,6 +312,16 @@ state_reload(const char *path)
 		return rc;
 	}
 	sbuf_release(&problems);
+	/* -p on the command line still names the socket in use. */
+	if (socket != NULL) {
+		free(cf.socket);
+		if ((cf.socket = strdup(socket)) == NULL) {
+			mlog(LOG_LEVEL_ERROR, "reload: %s",
+			    pa_strerror(PA_ENOMEM));
+			config_release(&cf);
+			return PA_ENOMEM;
+		}
+	}
 	restart_keys(&current->cf, &cf);
 	if ((fresh = generation_new(&cf)) == NULL) {
 		mlog(LOG_LEVEL_ERROR, "reload: %s", pa_strerror(PA_ENOMEM));

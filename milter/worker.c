@@ -36,7 +36,8 @@ static pthread_cond_t		 wake;
 static struct learn_item	*queue_head, **queue_tail = &queue_head;
 static size_t			 queue_len, queue_bytes;
 static int			 reload_wanted, stopping;
-static const char		*config_path;
+static int			 cut_short;	/* a refresh stopped early */
+static const char		*config_path, *socket_override;
 
 /* The worker's own GnuPG context, for the configuration it was made for. */
 static struct pgp		*pgp;
@@ -51,6 +52,7 @@ wanted_stop(void *arg)
 	pthread_mutex_lock(&lock);
 	stop = stopping || reload_wanted;
 	pthread_mutex_unlock(&lock);
+	cut_short |= stop;
 	return stop;
 }
 
@@ -132,10 +134,16 @@ refresh(void)
 		return;
 	}
 	memset(&st, 0, sizeof(st));
-	if (indexer_archive(&g->cf, ix, p, &st, &hooks, &err) != 0)
+	cut_short = 0;
+	if (indexer_archive(&g->cf, ix, p, &st, &hooks, &err) != 0) {
 		mlog(LOG_LEVEL_WARNING, "archive %s: %s", g->cf.archive,
 		    err.msg);
-	else if (st.documents > st.known || st.removed > 0)
+		state_release(g);
+		return;
+	}
+	if (!cut_short)
+		state_index_made();
+	if (st.documents > st.known || st.removed > 0)
 		mlog(LOG_LEVEL_INFO, "archive %s: %zu entries read, %zu new "
 		    "document(s), %zu with a good signature, %zu bad, %zu "
 		    "attestation(s) indexed, %zu document(s) removed",
@@ -162,7 +170,7 @@ worker_main(void *arg)
 {
 	struct learn_item *it;
 	struct timespec until;
-	time_t next_refresh = 0, next_retry = 0, now;
+	time_t next_refresh = 0, next_retry = time(NULL) + INDEX_RETRY, now;
 	long every;
 
 	(void)arg;
@@ -171,7 +179,7 @@ worker_main(void *arg)
 		if (reload_wanted) {
 			reload_wanted = 0;
 			pthread_mutex_unlock(&lock);
-			if (state_reload(config_path) == 0)
+			if (state_reload(config_path, socket_override) == 0)
 				next_refresh = 0;
 			pthread_mutex_lock(&lock);
 			continue;
@@ -191,8 +199,7 @@ worker_main(void *arg)
 		now = time(NULL);
 		if (state_index() == NULL && now >= next_retry) {
 			next_retry = now + INDEX_RETRY;
-			if (state_reopen_index() == 0)
-				mlog(LOG_LEVEL_INFO, "the index is open again");
+			state_reopen_index();
 		}
 		every = refresh_interval();
 		if (every > 0 && now >= next_refresh) {
@@ -214,11 +221,12 @@ worker_main(void *arg)
 }
 
 int
-worker_start(const char *path, struct pa_err *err)
+worker_start(const char *path, const char *socket, struct pa_err *err)
 {
 	int rc;
 
 	config_path = path;
+	socket_override = socket;
 	pthread_cond_init(&wake, NULL);
 	if ((rc = pthread_create(&thread, NULL, worker_main, NULL)) != 0) {
 		pa_err_set(err, "cannot start the worker thread: %s",
