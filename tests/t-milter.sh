@@ -1,0 +1,341 @@
+#!/bin/sh
+# t-milter.sh - patchattest-milter driven by miltertest: GnuPG keys made
+# here, the seed series signed with "patchattest attest" by a trusted, an
+# untrusted and an unknown key, Maildir archives indexed, then one
+# milter per scenario (tests/milter/t-*.lua), each with its own
+# configuration and a copy of its index.  TAP on stdout, one line per
+# scenario and a few more.
+#
+# miltertest can tell that a header was deleted, not in which order, and
+# matches reply texts only whole; so tests/milter-record sits between
+# miltertest and the milter and logs every packet for the scenarios to
+# read (see tests/milter/harness.lua).
+#
+# Environment: PATCHATTEST, PATCHATTEST_MILTER (the binaries), srcdir,
+# top_builddir (make check exports them all).  Skips without miltertest,
+# gpg or the milter.  PATCHATTEST_KEEP=1 keeps the work directory.
+
+: "${PATCHATTEST:?PATCHATTEST must name the built binary}"
+: "${srcdir:=.}"
+: "${top_builddir:=.}"
+MILTER=${PATCHATTEST_MILTER:-$top_builddir/patchattest-milter}
+RECORDER=$top_builddir/tests/milter-record
+scenarios=$srcdir/tests/milter
+seeds=$srcdir/tests/fixtures/seeds
+fixtures=$srcdir/tests/fixtures/mail
+
+for prog in miltertest gpg gpgconf; do
+	if ! command -v "$prog" >/dev/null 2>&1; then
+		echo "1..0 # SKIP $prog is not installed"
+		exit 0
+	fi
+done
+if [ ! -x "$MILTER" ]; then
+	echo "1..0 # SKIP no milter binary at $MILTER"
+	exit 0
+fi
+if [ ! -x "$RECORDER" ]; then
+	echo "1..0 # SKIP $RECORDER is not built (make check builds it)"
+	exit 0
+fi
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/t-milter.XXXXXX") || exit 1
+# pids: recorders and milters started and not yet waited for
+pids=
+# forget PID: waited for, so cleanup must not signal its (reusable) ID
+forget() {
+	rest=
+	for p in $pids; do
+		[ "$p" = "$1" ] || rest="$rest $p"
+	done
+	pids=$rest
+}
+cleanup() {
+	for p in $pids; do
+		kill -9 "$p" 2>/dev/null
+	done
+	for h in "$T"/gnupg*; do
+		[ -d "$h" ] && gpgconf --homedir "$h" --kill all 2>/dev/null
+	done
+	if [ -n "$PATCHATTEST_KEEP" ]; then
+		echo "# kept $T"
+	else
+		rm -rf "$T"
+	fi
+}
+trap cleanup 0
+trap 'exit 1' HUP INT TERM
+
+n=0
+failed=0
+# ok STATUS DESCRIPTION: one TAP line
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+# diag FILE [LINES]: the end of a file as TAP comments
+diag() {
+	[ -s "$1" ] && tail -n "${2:-30}" "$1" | sed 's/^/#   /'
+}
+# setup STATUS WHAT LOG: a preparation step; a failure ends the test
+setup() {
+	if [ "$1" -ne 0 ]; then
+		ok 1 "$2"
+		diag "$3"
+		echo "Bail out! $2 failed"
+		exit 1
+	fi
+}
+
+# --- keys ----------------------------------------------------------------
+# The milter's keyring ($T/gnupg) holds alice's key, made there and so
+# trusted, and bob's public key, imported and certified by nobody.
+# Mallory's key exists only in its own home.
+mkkey() {
+	mkdir -m 700 "$T/$1"
+	GNUPGHOME=$T/$1 gpg --batch --quiet --passphrase '' --quick-gen-key \
+	    "$2" ed25519 sign never >"$T/$1.log" 2>&1
+	setup $? "make the key $2" "$T/$1.log"
+}
+mkkey gnupg 'Alice Developer <alice@example.org>'
+mkkey gnupg-bob 'Bob Untrusted <bob@example.org>'
+mkkey gnupg-mallory 'Mallory Unknown <mallory@example.com>'
+GNUPGHOME=$T/gnupg-bob gpg --batch --export bob@example.org |
+    GNUPGHOME=$T/gnupg gpg --batch --quiet --import 2>"$T/import.log"
+setup $? "import bob's key" "$T/import.log"
+
+# --- mail ----------------------------------------------------------------
+D=$T/data
+mkdir "$D"
+i=1
+for f in "$seeds"/00[2-7]-*.patch; do
+	cp "$f" "$D/p$i.eml"
+	i=$((i + 1))
+done
+cp "$seeds"/001-*.txt "$D/cover.eml"
+cp "$fixtures/break-diff-u.eml" "$D/none.eml"
+# tampered copies: one line of the commit message, one line of the diff
+sed 's/^Add a table to document/Add a tabel to document/' "$D/p1.eml" \
+    >"$D/fail-m.eml"
+sed 's/^+ \* The decision process/+ * The decisive process/' "$D/p1.eml" \
+    >"$D/fail-p.eml"
+! cmp -s "$D/p1.eml" "$D/fail-m.eml" && ! cmp -s "$D/p1.eml" "$D/fail-p.eml"
+setup $? "make the tampered patches" /dev/null
+# seed 002 dated 2070, long after any signature made today
+sed 's/^Date: .*/Date: Mon, 24 Feb 2070 21:13:02 -0800/' "$D/p1.eml" \
+    >"$D/late.eml"
+cat >"$D/plain.eml" <<'EOF'
+From: Carol Writer <carol@example.net>
+To: maint@test.example
+Subject: lunch on Friday?
+Date: Tue, 01 Dec 2026 10:00:00 +0000
+Message-ID: <lunch-1@example.net>
+
+Shall we meet at noon?  No patch in here.
+EOF
+
+# sign KEY HOME: the attestation document of the series, signed by KEY
+sign() {
+	printf 'GnuPGHome %s\n' "$T/$2" >"$T/sign-$2.conf"
+	"$PATCHATTEST" attest -c "$T/sign-$2.conf" -u "$1" \
+	    "$seeds"/001-*.txt "$seeds"/00[2-7]-*.patch \
+	    >"$T/doc-$2.eml" 2>"$T/attest-$2.log"
+	setup $? "sign the series as $1" "$T/attest-$2.log"
+}
+sign alice@example.org gnupg
+sign bob@example.org gnupg-bob
+sign mallory@example.com gnupg-mallory
+cp "$T/doc-gnupg.eml" "$D/doc.eml"
+
+# --- archives and indexes ------------------------------------------------
+# archive NAME [DOC]: Maildir $T/md-NAME with plain mail and DOC, indexed
+# with the milter's keyring into $T/index-NAME
+archive() {
+	mkdir -p "$T/md-$1/new" "$T/md-$1/cur" "$T/md-$1/tmp"
+	cp "$D/plain.eml" "$T/md-$1/cur/1.host:2,S"
+	[ -n "$2" ] && cp "$2" "$T/md-$1/new/2.host"
+	cat >"$T/index-$1.conf" <<EOF
+Archive $T/md-$1
+IndexPath $T/index-$1
+GnuPGHome $T/gnupg
+EOF
+	"$PATCHATTEST" index -c "$T/index-$1.conf" >"$T/index-$1.log" 2>&1
+	setup $? "index the $1 archive" "$T/index-$1.log"
+}
+archive main "$T/doc-gnupg.eml"
+archive bob "$T/doc-gnupg-bob.eml"
+archive mallory "$T/doc-gnupg-mallory.eml"
+archive empty
+grep -q ' 6 attestations indexed' "$T/index-main.log"
+setup $? "six attestations indexed" "$T/index-main.log"
+# an index that cannot be used: data.mdb is not an LMDB file
+mkdir "$T/index-broken"
+awk 'BEGIN { for (i = 0; i < 1024; i++) printf "%063d\n", i }' \
+    >"$T/index-broken/data.mdb"
+
+# --- scenarios -----------------------------------------------------------
+# scenario NAME LUA INDEX [CONF-LINE...]: run tests/milter/LUA against a
+# milter of its own, with a copy of index INDEX (main, bob, mallory,
+# empty, broken; missing: none at all) and the archive it came from, plus
+# the lines given.
+# $defines adds miltertest -D variables; $hdr_index names the index the
+# expected headers (DATA/*.hdr) come from (default: INDEX).
+defines=
+hdr_index=
+stopping=
+scenario() {
+	name=$1 lua=$2 index=$3
+	shift 3
+	d=$T/run/$name
+	mkdir -p "$d/data"
+	cp "$D"/*.eml "$d/data/"
+	archive=$T/md-$index
+	case $index in
+	broken) archive=$T/md-main ;;
+	missing) archive=$T/md-main; index= ;;
+	esac
+	[ -n "$index" ] && cp -R "$T/index-$index" "$d/index"
+	{
+		echo "Archive $archive"
+		echo "IndexPath $d/index"
+		echo "GnuPGHome $T/gnupg"
+		echo "Socket unix:$d/milter.sock"
+		echo "Syslog no"
+		echo "LogLevel debug"
+		echo "ArchiveRefresh 0"
+		for line in "$@"; do
+			echo "$line"
+		done
+	} >"$d/milter.conf"
+
+	# what "patchattest check --header" says of each patch
+	hconf=$d/milter.conf
+	[ -n "$hdr_index" ] && hconf=$T/index-$hdr_index.conf
+	for m in p1 p2 p3 p4 p5 p6 fail-m fail-p none late; do
+		"$PATCHATTEST" check -c "$hconf" --header "$d/data/$m.eml" \
+		    >"$d/data/$m.hdr" 2>>"$d/check.log"
+	done
+
+	"$RECORDER" "$d/rec.sock" "$d/milter.sock" "$d/rec.log" \
+	    2>"$d/rec.err" &
+	rpid=$!
+	"$MILTER" -f -c "$d/milter.conf" >"$d/milter.log" 2>&1 &
+	mpid=$!
+	pids="$pids $rpid $mpid"
+
+	set -- -D HARNESS="$scenarios/harness.lua" -D SOCK="unix:$d/rec.sock" \
+	    -D RECORD="$d/rec.log" -D DATA="$d/data"
+	for v in $defines; do
+		set -- "$@" -D "$v"
+	done
+	miltertest "$@" -s "$scenarios/$lua" >"$d/out" 2>&1
+	rc=$?
+
+	# SIGTERM: libmilter takes seconds to stop, so the milters stop
+	# together at the end (stopped) rather than one after the other
+	kill -TERM "$mpid" 2>/dev/null
+	stopping="$stopping $name:$mpid"
+	kill "$rpid" 2>/dev/null
+	wait "$rpid" 2>/dev/null
+	forget "$rpid"
+
+	ok "$rc" "$name ($lua)"
+	if [ "$rc" -ne 0 ]; then
+		diag "$d/out"
+		echo "#   milter log:"
+		diag "$d/milter.log" 20
+	fi
+	defines=
+	hdr_index=
+}
+
+scenario pass t-pass.lua main
+# One log line for the first message (queue ID PASSQID01) names its
+# Message-ID, result, attestation ID and signer.
+grep 'PASSQID01' "$T/run/pass/milter.log" >"$T/logline"
+[ "$(wc -l <"$T/logline")" -eq 1 ] &&
+    grep 't-pass-1@example\.org' "$T/logline" |
+    grep '2a02abe0-215cf3f1-2acb5798' | grep 'Alice Developer' |
+    sed 's/t-pass-1@example\.org//' | grep -qw pass
+st=$?
+ok $st "pass: one log line with queue ID, Message-ID, result, ID, signer"
+[ $st -eq 0 ] || diag "$T/run/pass/milter.log"
+
+scenario fail-m t-fail-m.lua main
+scenario fail-p t-fail-p.lua main
+scenario nokey t-nokey.lua mallory "AuthservID mx.test.example"
+scenario untrusted t-untrusted.lua bob "AuthservID mx.test.example"
+scenario none t-none.lua main
+scenario forged-one t-forged-one.lua main
+scenario forged-three t-forged-three.lua main
+scenario authres t-authres.lua main "AuthservID mx.test.example"
+scenario reject t-reject.lua main "OnFail reject"
+scenario tempfail t-tempfail.lua main "OnNone tempfail"
+scenario quarantine t-quarantine.lua main "OnFail quarantine"
+scenario wait t-wait.lua main "AttestationWait 60"
+
+hdr_index=main
+scenario learn t-learn.lua empty "LearnFromMail yes"
+# what was learnt is in the index on disk, as if indexed from the archive
+verdict=$("$PATCHATTEST" check -c "$T/run/learn/milter.conf" \
+    "$D/p1.eml" 2>/dev/null | cut -f2)
+[ "$verdict" = pass ]
+ok $? "learn: the document is in the index on disk"
+
+scenario nolearn t-nolearn.lua empty "LearnFromMail no"
+defines="MAXBODY=2560"
+scenario oversize t-oversize.lua main "MaximumBodySize 2560"
+scenario abort t-abort.lua main
+scenario multi t-multi.lua main
+scenario nonpatch t-nonpatch.lua main
+defines="MARK=yes"
+scenario nonpatch-marked t-nonpatch.lua main "MarkNonPatches yes"
+scenario temperror t-temperror.lua broken "AuthservID mx.test.example"
+defines="ONERROR=tempfail"
+scenario temperror-tempfail t-temperror.lua broken "OnError tempfail"
+scenario temperror-missing t-temperror.lua missing \
+    "AuthservID mx.test.example"
+defines="POLICY=uidmismatch"
+scenario uidmismatch t-policy.lua main "UIDMatch strict" \
+    "AuthservID mx.test.example"
+defines="POLICY=stale"
+scenario stale t-policy.lua main "StalenessDays 30" \
+    "AuthservID mx.test.example"
+
+# stopped: every milter, sent SIGTERM, exits 0 within 15 seconds
+stopped() {
+	t=0
+	for entry in $stopping; do
+		pid=${entry#*:}
+		while kill -0 "$pid" 2>/dev/null && [ "$t" -lt 15 ]; do
+			sleep 1
+			t=$((t + 1))
+		done
+	done
+	bad=
+	for entry in $stopping; do
+		pid=${entry#*:}
+		if kill -0 "$pid" 2>/dev/null; then
+			kill -9 "$pid"
+			wait "$pid" 2>/dev/null
+			bad="$bad ${entry%:*}(still running)"
+		else
+			wait "$pid"
+			mrc=$?
+			[ "$mrc" -eq 0 ] || bad="$bad ${entry%:*}(status $mrc)"
+		fi
+		forget "$pid"
+	done
+	[ -z "$bad" ]
+	ok $? "every milter exits 0 on SIGTERM"
+	[ -n "$bad" ] && echo "#  $bad"
+}
+stopped
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
