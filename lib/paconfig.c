@@ -572,3 +572,58 @@ config_write_sample(FILE *fp)
 	}
 	return ferror(fp) ? PA_ERROR : 0;
 }
+
+/* man_text - s for roff: backslashes as \e, hyphens as \- */
+static void
+man_text(FILE *fp, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\e", fp);
+		else if (*s == '-')
+			fputs("\\-", fp);
+		else
+			fputc(*s, fp);
+		/* A line may not start with a control character. */
+		if (*s == '\n' && (s[1] == '.' || s[1] == '\''))
+			fputs("\\&", fp);
+	}
+}
+
+int
+config_write_man(FILE *fp)
+{
+	const struct config_key *k;
+	size_t j;
+
+	for (k = config_keys; k < config_keys + NKEYS; k++) {
+		fputs(".TP\n.B ", fp);
+		man_text(fp, k->name);
+		fputs(" \\fI", fp);
+		man_text(fp, config_placeholder[k->type]);
+		fputs("\\fR\n", fp);
+		man_text(fp, k->doc);
+		fputc('\n', fp);
+		if (k->type == CONFIG_INT)
+			fprintf(fp, "From %ld to %ld.\n", k->min, k->max);
+		if (k->type == CONFIG_MODE)
+			fprintf(fp, "Octal, from %03lo to %03lo.\n",
+			    (unsigned long)k->min, (unsigned long)k->max);
+		if (k->type == CONFIG_CHOICE) {
+			fputs("One of", fp);
+			for (j = 0; k->choices[j] != NULL; j++) {
+				fputs(j ? ", \\fB" : " \\fB", fp);
+				man_text(fp, k->choices[j]);
+				fputs("\\fR", fp);
+			}
+			fputs(".\n", fp);
+		}
+		if (k->def) {
+			fputs("Default: \\fB", fp);
+			man_text(fp, k->def);
+			fputs("\\fR.\n", fp);
+		} else
+			fputs("No default.\n", fp);
+	}
+	return ferror(fp) ? PA_ERROR : 0;
+}

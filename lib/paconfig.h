@@ -160,4 +160,10 @@ const char *config_choice_name(const char *key, int value);
 /* config_write_sample - a commented file with every key at its default */
 int	config_write_sample(FILE *);
 
+/*
+ * config_write_man - every key as a roff tagged paragraph (.TP), for the
+ * KEYS section of patchattest.conf(5)
+ */
+int	config_write_man(FILE *);
+
 #endif

@@ -533,6 +533,46 @@ test_shipped(void)
 }
 
 /*
+ * test_man - patchattest.conf(5) as built lists every key of the table,
+ * with its default, in the words config_write_man() gives it.
+ */
+static void
+test_man(void)
+{
+	const char *top = getenv("top_builddir");
+	char path[4096], line[256], *page, *made = NULL;
+	size_t pagelen, madelen = 0, i;
+	FILE *fp;
+
+	if (top == NULL) {
+		tap_skip("top_builddir is not set: no built manual page");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/man/patchattest.conf.5", top);
+	page = tap_read_file(path, &pagelen);
+	fp = open_memstream(&made, &madelen);
+	if (!tap_ok(page != NULL && fp != NULL, "read %s", path)) {
+		if (fp)
+			fclose(fp);
+		free(made);
+		free(page);
+		return;
+	}
+	config_write_man(fp);
+	fclose(fp);
+	tap_ok(strstr(page, made) != NULL,
+	    "patchattest.conf(5) has the keys as the table describes them");
+	for (i = 0; i < config_nkeys; i++) {
+		snprintf(line, sizeof(line), "\n.B %s \\fI",
+		    config_keys[i].name);
+		tap_ok(strstr(page, line) != NULL, "patchattest.conf(5): %s",
+		    config_keys[i].name);
+	}
+	free(made);
+	free(page);
+}
+
+/*
  * test_partial - a check (patchattest-milter -n) reads on past problems
  * and keeps the good lines, to judge their values too.
  */
@@ -574,5 +614,6 @@ main(void)
 	test_problems();
 	test_sample();
 	test_partial();
+	test_man();
 	return tap_done();
 }
