@@ -1,0 +1,233 @@
+#!/bin/sh
+# bench-milter.sh ABS_BUILDDIR ABS_SRCDIR - run by "make bench".
+#
+# Mail through a private Postfix on loopback (tests/postfix-lib.sh),
+# delivered into a Maildir, sent by tests/smtp-load.py:
+#  - throughput: BENCH_MILTER_COUNT messages (default 2000, after 200 not
+#    counted) over BENCH_MILTER_SESSIONS sessions (default 10) through
+#    Postfix alone, with bench/nullmilter (does nothing, accepts all: the
+#    floor of any milter) and with patchattest-milter, the milters each on
+#    a unix and on an inet socket; each rate also as a ratio to Postfix
+#    alone, and ours to the do-nothing milter's on the same socket;
+#  - latency: BENCH_MILTER_LATENCY messages (default 300) one at a time,
+#    per message from MAIL FROM to the reply to the final dot, p50 and
+#    p99, Postfix alone and with patchattest-milter; the difference is
+#    the latency the milter adds.
+# Each is done in BENCH_MILTER_ROUNDS rounds (default 3), the set-ups
+# taking turns; rates are the median round's (with the spread of the
+# rounds), latencies are taken over the messages of every round.
+# The mail is the attested seed series (every message a patch that
+# passes: the milter's full work).  patchattest-milter reads an index of
+# about one million attestations: bench/bench-index -k builds 100,000
+# synthetic documents of 10 (about 800 MB and 20 s), then the signed seed
+# series is indexed into it.
+#
+# Prints "name value unit" lines.  It only reports: the exit status is 0
+# unless a program it needs is missing; it says it skipped when not root
+# or Postfix, gpg or python3 is not installed.
+
+if [ $# -ne 2 ]; then
+	echo "usage: bench-milter.sh ABS_BUILDDIR ABS_SRCDIR" >&2
+	exit 2
+fi
+builddir=$1
+srcdir=$2
+PATCHATTEST=$builddir/patchattest
+MILTER=$builddir/patchattest-milter
+NULLMILTER=$builddir/bench/nullmilter
+COUNT=${BENCH_MILTER_COUNT:-2000}
+SESSIONS=${BENCH_MILTER_SESSIONS:-10}
+LATENCY=${BENCH_MILTER_LATENCY:-300}
+ROUNDS=${BENCH_MILTER_ROUNDS:-3}
+WARMUP=200
+. "$srcdir/tests/postfix-lib.sh"
+
+for p in "$PATCHATTEST" "$MILTER" "$NULLMILTER" "$builddir/bench/bench-index"
+do
+	if [ ! -x "$p" ]; then
+		echo "bench-milter.sh: $p is missing (make bench builds it)" >&2
+		exit 1
+	fi
+done
+if ! pf_usable; then
+	echo "bench-milter: skipped: $PF_WHY"
+	exit 0
+fi
+if ! command -v gpg >/dev/null 2>&1; then
+	echo "bench-milter: skipped: gpg is not installed"
+	exit 0
+fi
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/bench-milter.XXXXXX") || exit 1
+chmod 755 "$T"		# Postfix's users reach the queue and the socket
+PIDS=			# the milters
+cleanup() {
+	pf_stop
+	[ -z "$PIDS" ] || milter_stop $PIDS
+	gpgconf --homedir "$T/gnupg" --kill all 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup 0
+trap 'exit 1' HUP INT TERM
+
+# --- the index: a million synthetic attestations, then the seed series ---
+pa_make_archive "$T" || exit 1
+mkdir "$T/big"
+echo "bench-milter: building an index of 1,000,000 attestations"
+TMPDIR=$T/big "$builddir/bench/bench-index" -k -d 100000 -t 10 -l 1000 \
+    >"$T/big.out" 2>&1
+big=$(sed -n 's/^bench-index: the index is kept in //p' "$T/big.out")
+if [ -z "$big" ] || [ ! -d "$big" ]; then
+	echo "bench-milter: bench-index failed:" >&2
+	cat "$T/big.out" >&2
+	exit 1
+fi
+sed "s|^IndexPath .*|IndexPath $big|" "$T/pa.conf" >"$T/milter.conf"
+cat >>"$T/milter.conf" <<EOF
+UMask 000
+Syslog no
+# No background archive reads while measuring.
+ArchiveRefresh 0
+EOF
+"$PATCHATTEST" index -c "$T/milter.conf" >"$T/index.out" 2>&1
+"$PATCHATTEST" check -c "$T/milter.conf" \
+    "$srcdir"/tests/fixtures/seeds/00[2-7]-*.patch >"$T/check.out" 2>&1
+if [ "$(cut -f2 "$T/check.out" | grep -c '^pass$')" -ne 6 ]; then
+	echo "bench-milter: the seed series does not pass with the big index:" >&2
+	cat "$T/index.out" "$T/check.out" >&2
+	exit 1
+fi
+awk '$1 == "build_attestations" { print "index_attestations", $2 + 6, $3 }
+    $1 == "index_size" { print "index_size", $2, $3 }' "$T/big.out"
+
+# --- the milters: started once, each on its own socket -----------------
+# (a libmilter daemon takes seconds to stop; Postfix is what restarts)
+# start_milter NAME KIND PROG ARG...: sets PF_<NAME>, Postfix's spelling
+start_milter() {
+	mname=$1 mkind=$2
+	shift 2
+	milter_socket "$T" "$mkind" "$mname"
+	milter_start "$T/$mname.log" "$@" -p "$MILTER_SOCK" || exit 1
+	PIDS="$PIDS $MILTER_PID"
+	MILTER_PID=
+	eval "PF_$mname=\$MILTER_PF"
+}
+start_milter null_unix unix "$NULLMILTER"
+start_milter null_inet inet "$NULLMILTER"
+start_milter ours_unix unix "$MILTER" -f -c "$T/milter.conf"
+start_milter ours_inet inet "$MILTER" -f -c "$T/milter.conf"
+
+# --- one measurement ------------------------------------------------------
+# run NAME SESSIONS COUNT MILTER: Postfix with the milter MILTER (Postfix's
+# spelling; empty: none), a warm-up, then COUNT messages; the client's
+# figures are left in $T/NAME.out, its answers in $T/NAME.tsv, and how
+# many delivered copies our milter marked as pass in $T/NAME.pass.
+run() {
+	rm -rf "$T/pf"
+	pf_start "$T/pf" "$4" || exit 1
+	"$PYTHON3" "$srcdir/tests/smtp-load.py" send --port "$PF_PORT" \
+	    --sessions "$2" --count "$WARMUP" --tag warm \
+	    "$srcdir"/tests/fixtures/seeds/00[2-7]-*.patch >/dev/null 2>&1
+	# Start from an empty queue: the warm-up delivered.
+	pf_wait_delivered "$WARMUP" 120
+	"$PYTHON3" "$srcdir/tests/smtp-load.py" send --port "$PF_PORT" \
+	    --sessions "$2" --count "$3" --tag "$1" --out "$T/$1.tsv" \
+	    "$srcdir"/tests/fixtures/seeds/00[2-7]-*.patch >"$T/$1.out" 2>&1
+	pf_wait_delivered $((WARMUP + $3)) 300
+	grep -l '^X-Patch-Attested: pass;' "$PF_MAILDIR"/new/* 2>/dev/null |
+	    wc -l | tr -d ' ' >"$T/$1.pass"
+	pf_stop
+}
+
+# rates NAME: the rate of each round of NAME, one a line
+rates() {
+	for f in "$T/$1".*.out; do
+		awk '$1 == "rate" { print $2 }' "$f"
+	done
+}
+# median: of the numbers on standard input
+median() {
+	sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
+}
+# report NAME: median rate of the rounds, their spread, messages refused
+report() {
+	rates "$1" | sort -n | awk -v n="$1" '{ v[NR] = $1 } END {
+		m = v[int((NR + 1) / 2)]
+		printf "%s_rate %s messages/s\n", n, m
+		if (m > 0)
+			printf "%s_rate_spread %.0f %%\n", n,
+			    100 * (v[NR] - v[1]) / m }'
+	refused=$(cat "$T/$1".*.tsv | awk -F'\t' '$3 != 250' | wc -l)
+	[ "$refused" -eq 0 ] || printf '%s_refused %s messages\n' "$1" "$refused"
+}
+ratio() {
+	awk -v a="$(rates "$2" | median)" -v b="$(rates "$3" | median)" \
+	    -v n="$1" 'BEGIN { if (a > 0 && b > 0)
+		printf "%s %.2f ratio\n", n, a / b }'
+}
+# latency NAME Q: the Q quantile (0..1) of every round's latencies, in ms
+latency() {
+	cat "$T/$1".*.tsv | awk -F'\t' '$3 == 250 { print $4 }' | sort -n |
+	    awk -v q="$2" '{ v[NR] = $1 } END {
+		i = int(q * NR) + 1; if (i > NR) i = NR
+		if (NR) printf "%.2f\n", v[i] * 1000 }'
+}
+
+# Rounds interleave the set-ups, so that a slow moment of the machine
+# does not fall on one of them only; the median rate of the rounds counts.
+echo
+echo "bench-milter: throughput, $COUNT attested patches over $SESSIONS" \
+    "sessions, median of $ROUNDS rounds"
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	run alone.$r "$SESSIONS" "$COUNT" ""
+	for kind in unix inet; do
+		for m in null ours; do
+			eval "pfm=\$PF_${m}_$kind"
+			run "${m}_$kind.$r" "$SESSIONS" "$COUNT" "$pfm"
+		done
+	done
+	r=$((r + 1))
+done
+for s in alone null_unix ours_unix null_inet ours_inet; do
+	report $s
+done
+for kind in unix inet; do
+	printf 'ours_%s_pass %s of_%s_delivered\n' $kind \
+	    "$(cat "$T/ours_$kind".*.pass | awk '{ s += $1 } END { print s }')" \
+	    $(((WARMUP + COUNT) * ROUNDS))
+done
+# Are they still there?  A figure with a milter that died is no figure.
+for p in $PIDS; do
+	kill -0 "$p" 2>/dev/null || echo "bench-milter: milter $p died;" \
+	    "see the figures above with care"
+done
+for kind in unix inet; do
+	ratio "null_${kind}_vs_alone" "null_$kind" alone
+	ratio "ours_${kind}_vs_alone" "ours_$kind" alone
+	ratio "ours_${kind}_vs_null_$kind" "ours_$kind" "null_$kind"
+done
+
+echo
+echo "bench-milter: latency, $LATENCY attested patches one at a time in" \
+    "each of $ROUNDS rounds"
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	run lat_alone.$r 1 "$LATENCY" ""
+	run lat_ours_unix.$r 1 "$LATENCY" "$PF_ours_unix"
+	run lat_ours_inet.$r 1 "$LATENCY" "$PF_ours_inet"
+	r=$((r + 1))
+done
+for q in p50 p99; do
+	case $q in p50) f=0.50 ;; p99) f=0.99 ;; esac
+	base=$(latency lat_alone $f)
+	printf 'latency_alone_%s %s ms\n' $q "$base"
+	for kind in unix inet; do
+		ours=$(latency "lat_ours_$kind" $f)
+		printf 'latency_ours_%s_%s %s ms\n' $kind $q "$ours"
+		awk -v a="$ours" -v b="$base" -v n="latency_added_${kind}_$q" \
+		    'BEGIN { if (a != "" && b != "")
+			printf "%s %.2f ms\n", n, a - b }'
+	done
+done
+exit 0

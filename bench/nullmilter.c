@@ -1,0 +1,178 @@
+/*
+ * nullmilter - a milter that does nothing and accepts everything: the
+ * floor bench-milter.sh compares patchattest-milter with.
+ *
+ * usage: nullmilter -p SOCKET      (unix:/path, inet:PORT@HOST, ...)
+ *
+ * It stays in the foreground and stops on SIGTERM (libmilter's own
+ * signal handling).  To be a fair floor it asks for the same protocol
+ * steps as patchattest-milter (connect, HELO, envelope, DATA, headers,
+ * body, end of message), so that the MTA sends it the whole message and
+ * waits for a reply at each step, and it sets TCP_NODELAY on an inet
+ * listening socket (accepted sockets inherit it on Linux): without it
+ * every message waits for delayed ACKs twice (Nagle's algorithm).
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libmilter/mfapi.h>
+
+#define MAX_FD	1024		/* descriptors searched for the socket */
+
+static sfsistat	 nm_connect(SMFICTX *, char *, _SOCK_ADDR *);
+static sfsistat	 nm_helo(SMFICTX *, char *);
+static sfsistat	 nm_continue(SMFICTX *, char **);
+static sfsistat	 nm_header(SMFICTX *, char *, char *);
+static sfsistat	 nm_step(SMFICTX *);
+static sfsistat	 nm_body(SMFICTX *, unsigned char *, size_t);
+static sfsistat	 nm_eom(SMFICTX *);
+static int	 nodelay_listeners(void);
+
+static sfsistat
+nm_connect(SMFICTX *ctx, char *host, _SOCK_ADDR *addr)
+{
+	(void)ctx;
+	(void)host;
+	(void)addr;
+	return SMFIS_CONTINUE;
+}
+
+static sfsistat
+nm_helo(SMFICTX *ctx, char *name)
+{
+	(void)ctx;
+	(void)name;
+	return SMFIS_CONTINUE;
+}
+
+static sfsistat
+nm_continue(SMFICTX *ctx, char **argv)
+{
+	(void)ctx;
+	(void)argv;
+	return SMFIS_CONTINUE;
+}
+
+static sfsistat
+nm_header(SMFICTX *ctx, char *name, char *value)
+{
+	(void)ctx;
+	(void)name;
+	(void)value;
+	return SMFIS_CONTINUE;
+}
+
+static sfsistat
+nm_step(SMFICTX *ctx)
+{
+	(void)ctx;
+	return SMFIS_CONTINUE;
+}
+
+static sfsistat
+nm_body(SMFICTX *ctx, unsigned char *chunk, size_t len)
+{
+	(void)ctx;
+	(void)chunk;
+	(void)len;
+	return SMFIS_CONTINUE;
+}
+
+static sfsistat
+nm_eom(SMFICTX *ctx)
+{
+	(void)ctx;
+	return SMFIS_ACCEPT;
+}
+
+/*
+ * nodelay_listeners - TCP_NODELAY on every listening TCP socket of this
+ * process (libmilter does not hand out its descriptor); how many.
+ */
+static int
+nodelay_listeners(void)
+{
+	struct sockaddr_storage ss;
+	struct stat sb;
+	socklen_t len;
+	int fd, on, n = 0;
+
+	for (fd = 3; fd < MAX_FD; fd++) {
+		if (fstat(fd, &sb) != 0 || !S_ISSOCK(sb.st_mode))
+			continue;
+		len = sizeof(on);
+		if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) != 0 ||
+		    !on)
+			continue;
+		len = sizeof(ss);
+		if (getsockname(fd, (struct sockaddr *)&ss, &len) != 0 ||
+		    (ss.ss_family != AF_INET && ss.ss_family != AF_INET6))
+			continue;
+		on = 1;
+		if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on,
+		    sizeof(on)) == 0)
+			n++;
+	}
+	return n;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct smfiDesc desc;
+	char *sock = NULL;
+	int ch;
+
+	while ((ch = getopt(argc, argv, "p:")) != -1) {
+		switch (ch) {
+		case 'p':
+			sock = optarg;
+			break;
+		default:
+			sock = NULL;
+			optind = argc + 1;
+			break;
+		}
+	}
+	if (sock == NULL || optind != argc) {
+		fprintf(stderr, "usage: nullmilter -p SOCKET\n");
+		return 2;
+	}
+
+	memset(&desc, 0, sizeof(desc));
+	desc.xxfi_name = "nullmilter";
+	desc.xxfi_version = SMFI_VERSION;
+	desc.xxfi_flags = 0;
+	desc.xxfi_connect = nm_connect;
+	desc.xxfi_helo = nm_helo;
+	desc.xxfi_envfrom = nm_continue;
+	desc.xxfi_envrcpt = nm_continue;
+	desc.xxfi_data = nm_step;
+	desc.xxfi_header = nm_header;
+	desc.xxfi_eoh = nm_step;
+	desc.xxfi_body = nm_body;
+	desc.xxfi_eom = nm_eom;
+
+	if (strncmp(sock, "unix:", 5) == 0 || strncmp(sock, "local:", 6) == 0)
+		umask(0);	/* the MTA runs as another user */
+	if (smfi_setconn(sock) == MI_FAILURE ||
+	    smfi_register(desc) == MI_FAILURE ||
+	    smfi_opensocket(1) == MI_FAILURE) {
+		fprintf(stderr, "nullmilter: cannot listen on %s\n", sock);
+		return 1;
+	}
+	if (strncmp(sock, "inet", 4) == 0 && nodelay_listeners() == 0)
+		fprintf(stderr, "nullmilter: TCP_NODELAY not set\n");
+	return smfi_main() == MI_SUCCESS ? 0 : 1;
+}

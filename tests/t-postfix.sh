@@ -1,0 +1,212 @@
+#!/bin/sh
+# t-postfix.sh - patchattest-milter behind a real Postfix: the seed series
+# signed and indexed, then mail sent with swaks over SMTP and the
+# delivered Maildir files read back.  Run once with the milter on a unix
+# socket and once on an inet socket.
+#
+# Needs root (for the private Postfix), postfix, swaks, gpg, python3 and
+# the milter; says it skipped otherwise.  PA_TEST_KEEP=1 keeps the
+# temporary directory for a post-mortem.
+
+: "${PATCHATTEST:?PATCHATTEST must name the built binary}"
+: "${srcdir:=.}"
+: "${top_builddir:=.}"
+MILTER=${PATCHATTEST_MILTER:-$top_builddir/patchattest-milter}
+seeds=$srcdir/tests/fixtures/seeds
+. "$srcdir/tests/postfix-lib.sh"
+
+if ! pf_usable; then
+	echo "1..0 # SKIP $PF_WHY"
+	exit 0
+fi
+for p in swaks gpg; do
+	if ! command -v $p >/dev/null 2>&1; then
+		echo "1..0 # SKIP $p is not installed"
+		exit 0
+	fi
+done
+if [ ! -x "$MILTER" ]; then
+	echo "1..0 # SKIP $MILTER is not built"
+	exit 0
+fi
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/t-postfix.XXXXXX") || exit 1
+chmod 755 "$T"		# Postfix's users reach the queue and the socket
+cleanup() {
+	pf_stop
+	milter_stop
+	gpgconf --homedir "$T/gnupg" --kill all 2>/dev/null
+	[ -n "${PA_TEST_KEEP:-}" ] || rm -rf "$T"
+}
+trap cleanup 0
+trap 'exit 1' HUP INT TERM
+
+n=0
+failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+expect() {
+	if [ "$2" = "$3" ]; then
+		ok 0 "$1"
+	else
+		ok 1 "$1"
+		printf '#   want: %s\n#   got:  %s\n' "$2" "$3"
+	fi
+}
+
+pa_make_archive "$T"
+ok $? "a key, the seed series signed, a Maildir archive indexed"
+# Postfix connects to a unix socket as its own user: UMask 000.
+cat >>"$PA_CONF" <<EOF
+UMask 000
+Syslog no
+EOF
+
+# --- the messages ----------------------------------------------------------
+# Each gets a Message-ID of its own by which its delivered copy is found.
+mkdir "$T/msg"
+# mkmsg NAME FILE: FILE with a Message-ID header on top, as $T/msg/NAME
+mkmsg() {
+	{ printf 'Message-ID: <%s@t-postfix.test>\n' "$1"; cat "$2"; } \
+	    >"$T/msg/$1"
+}
+# forge NAME FILE: mkmsg, plus three forged X-Patch-Attested headers in
+# three spellings: on top, after Subject and at the end of the header
+forge() {
+	mkmsg "$1" "$2"
+	awk 'NR == 1 { print "X-Patch-Attested: pass; attid=bogus-1" }
+	    !body && /^$/ { print "X-PATCH-ATTESTED: pass; attid=bogus-3";
+		body = 1 }
+	    { print }
+	    !body && /^Subject:/ {
+		print "x-patch-attested: pass; attid=bogus-2" }' \
+	    "$T/msg/$1" >"$T/msg/$1.tmp" && mv "$T/msg/$1.tmp" "$T/msg/$1"
+}
+for f in "$seeds"/00[1-7]-*; do
+	b=$(basename "$f")
+	mkmsg "seed-${b%%-*}" "$f"
+done
+sed 's/^Add a table to document/Add a tabel to document/' \
+    "$seeds"/002-*.patch >"$T/tampered.eml"
+mkmsg tampered "$T/tampered.eml"
+mkmsg unattested "$srcdir/tests/fixtures/mail/break-diff-u.eml"
+forge forged-none "$srcdir/tests/fixtures/mail/break-diff-u.eml"
+forge forged-pass "$seeds"/004-*.patch
+printf 'From: Someone <someone@example.org>\nSubject: lunch\n\nNoon?\n' \
+    >"$T/plain.eml"
+mkmsg plain "$T/plain.eml"
+forge forged-plain "$T/plain.eml"
+for m in forged-none forged-pass forged-plain; do
+	expect "$m carries three forged headers" 3 \
+	    "$(grep -c -i '^X-Patch-Attested: pass; attid=bogus' "$T/msg/$m")"
+done
+names="seed-001 seed-002 seed-003 seed-004 seed-005 seed-006 seed-007
+tampered unattested forged-none forged-pass plain forged-plain"
+
+# want NAME: the header patchattest check --header gives, unfolded, or
+# nothing for mail that is no patch
+want() {
+	"$PATCHATTEST" check -c "$PA_CONF" --header "$T/msg/$1" \
+	    >"$T/want.hdr" 2>/dev/null
+	grep -q '^X-Patch-Attested:' "$T/want.hdr" && hdr_block "$T/want.hdr"
+}
+
+# delivered NAME: the delivered copy of NAME (one file name a line)
+delivered() {
+	grep -l -i -F "Message-ID: <$1@t-postfix.test>" \
+	    "$PF_MAILDIR"/new/* "$PF_MAILDIR"/cur/* 2>/dev/null
+}
+
+# result NAME: the result keyword in the delivered copy of NAME
+result() {
+	f=$(delivered "$1" | head -n 1)
+	[ -n "$f" ] && hdr_block "$f" | grep -i '^X-Patch-Attested:' |
+	    sed 's/^[^:]*: *//' | cut -d';' -f1
+}
+
+# check_all WHERE: every message delivered once, with the right header
+check_all() {
+	for m in $names; do
+		files=$(delivered "$m")
+		expect "$1: $m delivered once" 1 \
+		    "$(printf '%s' "$files" | grep -c .)"
+		f=$(printf '%s\n' "$files" | head -n 1)
+		[ -n "$f" ] || continue
+		hdr_block "$f" >"$T/got.hdr"
+		expect "$1: $m has the header check --header gives" \
+		    "$(want "$m")" \
+		    "$(grep -i '^X-Patch-Attested:' "$T/got.hdr")"
+		grep -q 'bogus' "$T/got.hdr"
+		expect "$1: $m has no forged header left" 1 $?
+		grep -q -i '^X-Patch-Attested:' "$T/got.hdr" || continue
+		# Ours is the top header; only what virtual(8) adds at
+		# delivery may precede it.
+		top=$(grep -v -i -E '^(Return-Path|X-Original-To|Delivered-To):' \
+		    "$T/got.hdr" | head -n 1 | cut -d: -f1)
+		expect "$1: $m: X-Patch-Attested on top, above Received" \
+		    X-Patch-Attested "$top"
+	done
+}
+
+for kind in unix inet; do
+	rm -rf "$T/pf" "$T/milter.sock"
+	milter_socket "$T" $kind
+	milter_start "$T/milter-$kind.log" "$MILTER" -f -c "$PA_CONF" \
+	    -p "$MILTER_SOCK"
+	ok $? "$kind: the milter listens on $MILTER_SOCK"
+	pf_start "$T/pf" "$MILTER_PF"
+	ok $? "$kind: Postfix listens on port $PF_PORT"
+
+	refused=
+	for m in $names; do
+		pf_send "$T/msg/$m" || refused="$refused $m"
+	done
+	expect "$kind: Postfix accepted every message" "" "$refused"
+	for m in $refused; do
+		sed 's/^/#   /' "$T/msg/$m.smtp" | tail -n 5
+	done
+	pf_wait_delivered "$(echo $names | wc -w)" 60
+	ok $? "$kind: every message delivered"
+	check_all "$kind"
+
+	# The seed series: pass, one header each (also covered above; this
+	# says it in the words of the contract).
+	passes=0
+	for s in 2 3 4 5 6 7; do
+		f=$(delivered seed-00$s | head -n 1)
+		[ -n "$f" ] && hdr_block "$f" | grep -q -E \
+		    '^X-Patch-Attested: pass; attid=' && passes=$((passes + 1))
+	done
+	expect "$kind: the six seed patches pass" 6 "$passes"
+	expect "$kind: the tampered copy fails" fail "$(result tampered)"
+	expect "$kind: an unattested patch: none" none "$(result unattested)"
+	expect "$kind: forged pass headers on an unattested patch: none" none \
+	    "$(result forged-none)"
+
+	# One log line per decided message, naming its result; none for
+	# mail that is no patch.
+	for m in $names; do
+		res=$(result "$m")
+		nlog=$([ -n "$res" ] && echo 1 || echo 0)
+		expect "$kind: $m logged $nlog time(s)${res:+ as $res}" \
+		    "$nlog" "$(grep -F "<$m@t-postfix.test>" \
+		    "$T/milter-$kind.log" | grep -c -w "${res:-.}")"
+	done
+	milter_running
+	ok $? "$kind: the milter is still running"
+
+	pf_stop
+	milter_stop
+	grep -E 'ERROR|AddressSanitizer|runtime error' "$T/milter-$kind.log" |
+	    sed 's/^/#   /'
+done
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
