@@ -48,25 +48,8 @@ cleanup() {
 trap cleanup 0
 trap 'exit 1' HUP INT TERM
 
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-expect() {
-	if [ "$2" = "$3" ]; then
-		ok 0 "$1"
-	else
-		ok 1 "$1"
-		printf '#   want: %s\n#   got:  %s\n' "$2" "$3"
-	fi
-}
+. "$srcdir/tests/tap.sh"
+
 lines() {
 	if [ -f "$1" ]; then wc -l <"$1" | tr -d ' '; else echo 0; fi
 }
@@ -195,5 +178,4 @@ milter_stop
 grep -E 'AddressSanitizer|runtime error|fatal|assert' "$T/milter.log" |
     head -n 20 | sed 's/^/#   /'
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -66,22 +66,8 @@ cleanup() {
 trap cleanup 0
 trap 'exit 1' HUP INT TERM
 
-n=0
-failed=0
-# ok STATUS DESCRIPTION: one TAP line
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-# diag FILE [LINES]: the end of a file as TAP comments
-diag() {
-	[ -s "$1" ] && tail -n "${2:-30}" "$1" | sed 's/^/#   /'
-}
+. "$srcdir/tests/tap.sh"
+
 # setup STATUS WHAT LOG: a preparation step; a failure ends the test
 setup() {
 	if [ "$1" -ne 0 ]; then
@@ -337,5 +323,4 @@ stopped() {
 }
 stopped
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

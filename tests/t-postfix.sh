@@ -41,25 +41,8 @@ cleanup() {
 trap cleanup 0
 trap 'exit 1' HUP INT TERM
 
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-expect() {
-	if [ "$2" = "$3" ]; then
-		ok 0 "$1"
-	else
-		ok 1 "$1"
-		printf '#   want: %s\n#   got:  %s\n' "$2" "$3"
-	fi
-}
+. "$srcdir/tests/tap.sh"
+
 
 pa_make_archive "$T"
 ok $? "a key, the seed series signed, a Maildir archive indexed"
@@ -208,5 +191,4 @@ for kind in unix inet; do
 	    sed 's/^/#   /'
 done
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

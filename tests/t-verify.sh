@@ -26,26 +26,8 @@ cleanup() {
 trap cleanup 0
 trap 'exit 1' HUP INT TERM
 
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-# expect NAME WANT GOT: compare one value
-expect() {
-	if [ "$2" = "$3" ]; then
-		ok 0 "$1"
-	else
-		ok 1 "$1"
-		printf '#   want: %s\n#   got:  %s\n' "$2" "$3"
-	fi
-}
+. "$srcdir/tests/tap.sh"
+
 # verdict CONF FILE: the result column of patchattest check
 verdict() {
 	"$PATCHATTEST" check -c "$1" "$2" 2>"$T/check.err" | cut -f2
@@ -260,5 +242,4 @@ GNUPGHOME=$T/gnupg gpg --batch --quiet --import "$T/rev.asc" 2>/dev/null
 expect "the key revoked after indexing: untrusted" untrusted \
     "$(verdict "$conf" "$seeds"/002-*.patch)"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -1,0 +1,37 @@
+# tap.sh - TAP output for the shell tests; sourced.
+#
+# ok STATUS DESCRIPTION prints one test line (STATUS 0 passes);
+# expect DESCRIPTION WANT GOT compares two values and shows both on a
+# failure; diag FILE [LINES] shows the end of a file as comments;
+# tap_end prints the plan and gives the suite's status.
+
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+expect() {
+	if [ "$2" = "$3" ]; then
+		ok 0 "$1"
+	else
+		ok 1 "$1"
+		printf '#   want: %s\n#   got:  %s\n' "$2" "$3"
+	fi
+}
+
+diag() {
+	[ -s "$1" ] && tail -n "${2:-30}" "$1" | sed 's/^/#   /'
+}
+
+tap_end() {
+	echo "1..$n"
+	[ "$failed" -eq 0 ]
+}
