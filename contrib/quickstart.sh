@@ -11,7 +11,7 @@ set -eu
 
 cd "$(dirname "$0")/.."
 
-packages="build-essential autoconf automake pkg-config libssl-dev libgpgme-dev libyaml-dev liblmdb-dev libgit2-dev libmilter-dev miltertest gnupg git python3"
+packages="build-essential autoconf automake pkg-config libssl-dev libgpgme-dev libyaml-dev liblmdb-dev libgit2-dev libmilter-dev miltertest gnupg git python3 procmail"
 
 need_install=
 for p in $packages; do
@@ -22,7 +22,8 @@ if [ -n "$need_install" ]; then
 	sudo=
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
 	$sudo apt-get update -q
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q $packages
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
+	    --no-install-recommends $packages
 fi
 
 [ -x configure ] || autoreconf -fi
