@@ -435,7 +435,8 @@ main(int argc, char **argv)
 		return 0;
 	}
 
-	mlog_open(o.foreground);
+	/* Until it leaves the terminal, the one who started it reads why not. */
+	mlog_open(1);
 	mlog_configure(&cf);
 	if (catch_signals() != 0)
 		goto out;
@@ -443,8 +444,15 @@ main(int argc, char **argv)
 		mlog(LOG_LEVEL_ERROR, "GnuPG: %s", err.msg);
 		goto out;
 	}
-	if (open_socket(&cf) != 0 || (!o.foreground && daemonize() != 0) ||
-	    (cf.pid_file != NULL && write_pid(cf.pid_file) != 0) ||
+	if (open_socket(&cf) != 0)
+		goto out;
+	if (!o.foreground && daemonize() != 0) {
+		mlog(LOG_LEVEL_ERROR, "cannot run in the background: %s",
+		    strerror(errno));
+		goto out;
+	}
+	mlog_open(o.foreground);
+	if ((cf.pid_file != NULL && write_pid(cf.pid_file) != 0) ||
 	    drop_privileges(&cf) != 0)
 		goto out;
 	if (state_init(&cf, &err) != 0) {
