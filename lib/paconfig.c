@@ -123,6 +123,13 @@ const struct config_key config_keys[] = {
 	{ "MarkNonPatches", CONFIG_CHOICE, "no", 0, 0, yes_no,
 	    OFF(mark_non_patches),
 	    "Add \"X-Patch-Attested: nopatch\" to mail that is no patch." },
+
+	{ "PatattKeyring", CONFIG_PATH, NULL, 0, 0, NULL, OFF(patatt_keyring),
+	    "patatt keyring folder (ed25519/, openssh/ by domain and user) "
+	    "for X-Developer-Signature." },
+	{ "PatattTOFU", CONFIG_CHOICE, "no", 0, 0, yes_no, OFF(patatt_tofu),
+	    "Trust a key a patch offers in X-Developer-Key on first use, "
+	    "then only that key." },
 };
 
 #define NKEYS	(sizeof(config_keys) / sizeof(config_keys[0]))

@@ -116,6 +116,10 @@ struct pa_config {
 	enum yes_no		 learn_from_mail;
 	long			 archive_refresh;	/* seconds, 0: never */
 	enum yes_no		 mark_non_patches;
+
+	/* patatt's signatures in the mail (X-Developer-Signature) */
+	char			*patatt_keyring;	/* NULL: none */
+	enum yes_no		 patatt_tofu;
 };
 
 enum config_type {

@@ -130,7 +130,9 @@ static const char every_key[] =
     "AttestationWait 30\n"
     "LearnFromMail no\n"
     "ArchiveRefresh 0\n"
-    "MarkNonPatches yes\n";
+    "MarkNonPatches yes\n"
+    "PatattKeyring /srv/kernel-keys/.keys\n"
+    "PatattTOFU yes\n";
 
 static const char *
 tmpdir(void)
@@ -215,7 +217,9 @@ same_config(const struct pa_config *a, const struct pa_config *b)
 	    a->attestation_wait == b->attestation_wait &&
 	    a->learn_from_mail == b->learn_from_mail &&
 	    a->archive_refresh == b->archive_refresh &&
-	    a->mark_non_patches == b->mark_non_patches;
+	    a->mark_non_patches == b->mark_non_patches &&
+	    same_str(a->patatt_keyring, b->patatt_keyring) &&
+	    a->patatt_tofu == b->patatt_tofu;
 }
 
 static void
@@ -247,6 +251,8 @@ test_defaults(void)
 	tap_ok(c.attestation_wait == 0 && c.learn_from_mail == CONFIG_YES &&
 	    c.archive_refresh == 300 && c.mark_non_patches == CONFIG_NO,
 	    "defaults: no wait, learn, refresh 300, no nopatch header");
+	tap_ok(c.patatt_keyring == NULL && c.patatt_tofu == CONFIG_NO,
+	    "defaults: no patatt keyring, no TOFU");
 	config_release(&c);
 	tap_ok(c.index_path == NULL, "release clears the strings");
 	config_release(&c);
@@ -289,6 +295,9 @@ test_keys(void)
 	    c.archive_refresh == 0 && c.mark_non_patches == CONFIG_YES,
 	    "every key: AttestationWait, LearnFromMail, ArchiveRefresh, "
 	    "MarkNonPatches");
+	tap_check_str(c.patatt_keyring, "/srv/kernel-keys/.keys",
+	    "every key: PatattKeyring");
+	tap_check_int(c.patatt_tofu, CONFIG_YES, "every key: PatattTOFU");
 
 	tap_check_int(load(&c, S("aRcHiVeTyPe MBOX\nTRUSTMODEL Tofu\n"
 	    "stalenessdays +36500\n"), &text), 0, "keys and words in any case");
