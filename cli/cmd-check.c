@@ -66,7 +66,14 @@ check_one(struct decider *dc, struct mailmsg *m, struct sbuf *file,
 		decision_header(&d, &hdr);
 		printf("X-Patch-Attested: %s\n", hdr.buf);
 		sbuf_release(&hdr);
-	} else
+	} else if (d.has_patatt)
+		/* Both schemes spoke: which gave the verdict, and each's. */
+		printf("%s\t%s\t%s\t%s\tscheme=%s v0.1=%s patatt=%s\n", name,
+		    verdict_name(d.result), d.attid[0] ? d.attid : "-",
+		    d.signer[0] ? d.signer : d.reason[0] ? d.reason : "-",
+		    d.scheme == SCHEME_PATATT ? "patatt" : "v0.1",
+		    verdict_name(d.v01), verdict_name(d.patatt));
+	else
 		printf("%s\t%s\t%s\t%s\n", name, verdict_name(d.result),
 		    d.attid[0] ? d.attid : "-", d.signer[0] ? d.signer :
 		    d.reason[0] ? d.reason : "-");

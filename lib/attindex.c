@@ -3,7 +3,8 @@
  * attindex.h).
  *
  * One environment (a directory) with four named databases:
- *   meta  "schema" -> ATTINDEX_SCHEMA; "mark:<name>" -> mark value
+ *   meta  "schema" -> ATTINDEX_SCHEMA; "mark:<name>" -> mark value;
+ *         "tofu:<identity>" -> the first key seen for a patatt signer
  *   docs  docid (32 bytes) -> document record (below)
  *   att   attid (26 characters) -> i|m|p|docid (128 bytes), duplicates
  *   byi   i (32 bytes) -> m|p|docid (96 bytes), duplicates
@@ -79,6 +80,8 @@ static int	 do_put(struct attindex *, MDB_txn *, const unsigned char *,
 static int	 do_remove(struct attindex *, MDB_txn *,
 		    const unsigned char *);
 static int	 do_marks(struct attindex *, MDB_txn *, const unsigned char *,
+		    size_t);
+static int	 do_tofu(struct attindex *, MDB_txn *, const unsigned char *,
 		    size_t);
 static int	 reader_setup(struct attindex *, struct pa_err *);
 
@@ -221,6 +224,8 @@ apply(struct attindex *h, int op, const unsigned char *p, size_t len)
 		return do_remove(h, h->wtxn, p);
 	case J_MARKS:
 		return do_marks(h, h->wtxn, p, len);
+	case J_TOFU:
+		return do_tofu(h, h->wtxn, p, len);
 	}
 	return EINVAL;
 }
@@ -501,6 +506,28 @@ do_marks(struct attindex *h, MDB_txn *txn, const unsigned char *p,
 			return rc;
 	}
 	return 0;
+}
+
+/* do_tofu - store one identity's first key (J_TOFU payload) */
+static int
+do_tofu(struct attindex *h, MDB_txn *txn, const unsigned char *p,
+    size_t len)
+{
+	char key[TOFU_PREFIX_LEN + TOFU_NAME_MAX];
+	MDB_val k, v;
+	size_t nlen = p[0];
+	int rc;
+
+	if (len < 2 + nlen || len != 2 + nlen + p[1 + nlen])
+		return EINVAL;
+	memcpy(key, TOFU_PREFIX, TOFU_PREFIX_LEN);
+	memcpy(key + TOFU_PREFIX_LEN, p + 1, nlen);
+	k.mv_data = key;
+	k.mv_size = TOFU_PREFIX_LEN + nlen;
+	v.mv_data = (void *)(p + 2 + nlen);
+	v.mv_size = p[1 + nlen];
+	rc = mdb_put(txn, h->meta, &k, &v, MDB_NOOVERWRITE);
+	return rc == MDB_KEYEXIST ? 0 : rc;	/* the first key stays */
 }
 
 /* reader_setup - check the stamp and open the databases, read-only */
@@ -829,3 +856,24 @@ attindex_set_marks(struct attindex *h, const struct archive_mark *marks,
 	return wapply(h, J_MARKS, sb->buf, sb->len, err);
 }
 
+int
+attindex_tofu_put(struct attindex *h, const char *identity, const char *key,
+    struct pa_err *err)
+{
+	unsigned char buf[2 + TOFU_NAME_MAX + TOFU_KEY_MAX];
+	size_t nlen = strlen(identity), klen = strlen(key);
+	int rc;
+
+	if ((rc = wcheck(h, err)) != 0)
+		return rc;
+	if (nlen == 0 || nlen > TOFU_NAME_MAX || klen > TOFU_KEY_MAX) {
+		pa_err_set(err, "index at %s: a first-use identity or key is "
+		    "empty or too long", h->path);
+		return PA_ERROR;
+	}
+	buf[0] = (unsigned char)nlen;
+	memcpy(buf + 1, identity, nlen);
+	buf[1 + nlen] = (unsigned char)klen;
+	memcpy(buf + 2 + nlen, key, klen);
+	return wapply(h, J_TOFU, buf, 2 + nlen + klen, err);
+}

@@ -147,3 +147,60 @@ codec_b64_body(struct sbuf *out, const char *in, size_t len)
 	}
 	return 0;
 }
+
+int
+codec_b64_strict(struct sbuf *out, const char *in, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)in;
+	size_t i, data, start = out->len;
+	int rc;
+
+	for (data = 0; data < len && b64val[p[data]] != 0; data++)
+		;
+	/* Padding only completes a group: "xx==" or "xxx=". */
+	for (i = data; i < len && p[i] == '='; i++)
+		;
+	if (i != len || (len & 3) != 0 || len - data > 2 ||
+	    (len - data > 0 && (data & 3) + (len - data) != 4))
+		return PA_EDECODE;
+	if ((rc = codec_b64(out, in, data)) != 0) {
+		sbuf_setlen(out, start);
+		return rc;
+	}
+	return 0;
+}
+
+int
+codec_b64_encode(struct sbuf *out, const void *in, size_t len)
+{
+	static const char abc[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *p = in;
+	unsigned v;
+	size_t i;
+	char *o;
+
+	if (len > (SBUF_NOMAX - 4) / 4 * 3 - 3)
+		return PA_ETOOBIG;
+	if (sbuf_grow(out, (len + 2) / 3 * 4) != 0)
+		return out->failed;
+	o = out->buf + out->len;
+	for (i = 0; i + 2 < len; i += 3) {
+		v = (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8 | p[i + 2];
+		*o++ = abc[v >> 18];
+		*o++ = abc[v >> 12 & 63];
+		*o++ = abc[v >> 6 & 63];
+		*o++ = abc[v & 63];
+	}
+	if (i < len) {
+		v = (unsigned)p[i] << 16 |
+		    (i + 1 < len ? (unsigned)p[i + 1] << 8 : 0);
+		*o++ = abc[v >> 18];
+		*o++ = abc[v >> 12 & 63];
+		*o++ = i + 1 < len ? abc[v >> 6 & 63] : '=';
+		*o++ = '=';
+	}
+	out->len = (size_t)(o - out->buf);
+	out->buf[out->len] = '\0';
+	return 0;
+}

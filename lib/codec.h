@@ -24,6 +24,19 @@
 int	codec_qp_line(struct sbuf *out, const char *in, size_t len, int q_word);
 int	codec_b64(struct sbuf *out, const char *in, size_t len);
 int	codec_qp_body(struct sbuf *out, const char *in, size_t len);
+
+/*
+ * codec_b64_strict - base64 as Python's base64.b64decode() accepts it
+ * after whitespace is removed: alphabet characters only, then at most two
+ * '=' that complete the last group of four.  Appends to out; returns 0,
+ * PA_EDECODE for anything else (out then unchanged), PA_ENOMEM or
+ * PA_ETOOBIG.
+ */
+int	codec_b64_strict(struct sbuf *out, const char *in, size_t len);
+
+/* codec_b64_encode - standard base64 with padding, appended to out */
+int	codec_b64_encode(struct sbuf *out, const void *in, size_t len);
+
 int	codec_b64_body(struct sbuf *out, const char *in, size_t len);
 
 #endif

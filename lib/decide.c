@@ -13,6 +13,7 @@
 #include "mailident.h"
 #include "maildate.h"
 #include "mailmsg.h"
+#include "patatt.h"
 
 #define MAX_HITS	64
 
@@ -56,6 +57,8 @@ struct decider {
 	const struct pa_config	*cfg;
 	struct attindex		*ix;
 	struct pgp		*pgp;
+	struct patatt		*pt;
+	struct patatt_report	 report;
 	struct msghash		 h;
 	struct sbuf		 name, email, work;
 	struct att_hit		 hits[MAX_HITS];
@@ -88,6 +91,12 @@ decider_new(struct decider **dp, const struct pa_config *cfg,
 		free(d);
 		return PA_ERROR;
 	}
+	if ((d->pt = patatt_new(cfg->patatt_keyring, cfg->gnupg_home,
+	    err)) == NULL) {
+		pgp_free(d->pgp);
+		free(d);
+		return PA_ERROR;
+	}
 	d->cfg = cfg;
 	d->ix = ix;
 	msghash_init(&d->h);
@@ -104,6 +113,7 @@ decider_free(struct decider *d)
 	if (d == NULL)
 		return;
 	pgp_free(d->pgp);
+	patatt_free(d->pt);
 	msghash_release(&d->h);
 	sbuf_release(&d->name);
 	sbuf_release(&d->email);
@@ -324,6 +334,47 @@ look_by_author(struct decider *d, struct candidate *best)
 	}
 }
 
+/* first_key - PatattTOFU: the key an identity offered before, if any */
+static int
+first_key(void *arg, const char *identity, const char *key)
+{
+	struct decider *d = arg;
+	struct pa_err err;
+	char seen[256];
+	int rc;
+
+	if (d->ix == NULL ||
+	    (rc = attindex_tofu_get(d->ix, identity, seen, sizeof(seen),
+	    &err)) < 0)
+		return -1;
+	if (rc == 0)
+		return 2;
+	return strcmp(seen, key) == 0 ? 0 : 1;
+}
+
+/* signatures - patatt's signatures in the mail, combined into out */
+static void
+signatures(struct decider *d, const struct mailmsg *msg,
+    struct decision *out)
+{
+	struct patatt_judge j = { d->cfg, d->pgp, NULL, d->date, d->now,
+		first_key, d };
+	struct decision pt;
+	struct pa_err err;
+
+	if (patatt_check(d->pt, msg, &d->report, &err) != 0) {
+		if (out->result == VERDICT_NONE) {
+			out->result = VERDICT_TEMPERROR;
+			snprintf(out->reason, sizeof(out->reason), "%s",
+			    err.msg);
+		}
+		return;
+	}
+	j.author = d->email.len ? d->email.buf : NULL;
+	if (decide_patatt(&j, &d->report, &pt))
+		decision_combine(out, &pt);
+}
+
 int
 decide(struct decider *d, const struct mailmsg *msg, time_t now,
     struct decision *out)
@@ -378,12 +429,15 @@ decide(struct decider *d, const struct mailmsg *msg, time_t now,
 	if (out->attid[0] == '\0')
 		memcpy(out->attid, d->h.entry[0].attid, sizeof(out->attid));
 	out->mail_date = d->date;
+	signatures(d, msg, out);
 	return 0;
 }
 
 int
 decision_header(const struct decision *d, struct sbuf *out)
 {
+	/* The result, the scheme that gave it, its details, each scheme's. */
+	static const int order[] = { 0, 6, 1, 2, 3, 4, 5, 7, 8 };
 	struct sbuf item;
 	struct tm tm;
 	char date[16];
@@ -392,11 +446,27 @@ decision_header(const struct decision *d, struct sbuf *out)
 
 	sbuf_init(&item, 1024);
 	col = strlen("X-Patch-Attested: ");
-	for (i = 0; i < 6; i++) {
+
+	for (i = 0; i < 9; i++) {
 		sbuf_reset(&item);
-		switch (i) {
+		switch (order[i]) {
 		case 0:
 			sbuf_addstr(&item, verdict_name(d->result));
+			break;
+		case 6:
+			if (d->has_patatt)
+				sbuf_addf(&item, "scheme=%s", d->scheme ==
+				    SCHEME_PATATT ? "patatt" : "v0.1");
+			break;
+		case 7:
+			if (d->has_patatt)
+				sbuf_addf(&item, "v0.1=%s",
+				    verdict_name(d->v01));
+			break;
+		case 8:
+			if (d->has_patatt)
+				sbuf_addf(&item, "patatt=%s",
+				    verdict_name(d->patatt));
 			break;
 		case 1:
 			if (d->attid[0])

@@ -1,6 +1,7 @@
 /*
- * pgp.c - OpenPGP through GPGME: verify, clearsign, and the state of
- * signers' keys from a cached listing of the keyring.
+ * pgp.c - OpenPGP through GPGME: verify (clearsigned or opaque), clearsign,
+ * import, and the state of signers' keys from a cached listing of the
+ * keyring.
  *
  * A struct pgp holds two GPGME contexts on the same home:
  *
@@ -83,6 +84,9 @@ static const gpgme_err_code_t pgp_pass_errors[] = {
 };
 
 static int	 in_codes(gpgme_err_code_t, const gpgme_err_code_t *, size_t);
+static int	 sig_result(struct pgp *, gpgme_error_t, struct pgp_sig *,
+		    struct pa_err *);
+static ssize_t	 capped_write(void *, const void *, size_t);
 static gpgme_ctx_t ctx_new(const char *, const char *, gpgme_keylist_mode_t,
 		    struct pa_err *);
 
@@ -222,17 +226,74 @@ pgp_free(struct pgp *p)
 	free(p);
 }
 
+/*
+ * sig_result - sig from the result of one verify operation (e is what
+ * gpgme_op_verify() returned).  Returns 0 with sig filled in, or
+ * PA_ERROR when GnuPG did not run (err says why).
+ */
+static int
+sig_result(struct pgp *p, gpgme_error_t e, struct pgp_sig *sig,
+    struct pa_err *err)
+{
+	gpgme_verify_result_t res;
+	gpgme_signature_t s;
+	gpgme_err_code_t code;
+	size_t i;
+
+	res = gpgme_op_verify_result(p->ctx);
+	for (s = res ? res->signatures : NULL; s; s = s->next)
+		sig->nsigs++;
+	if (e != 0 && sig->nsigs == 0) {
+		code = gpg_err_code(e);
+		if (!in_codes(code, pgp_doc_errors, sizeof(pgp_doc_errors) /
+		    sizeof(pgp_doc_errors[0]))) {
+			pa_err_set(err, "GnuPG could not verify a document (home "
+			    "%s): %s", p->home, gpgme_strerror(e));
+			return PA_ERROR;
+		}
+		snprintf(sig->detail, sizeof(sig->detail), "GnuPG: %s",
+		    gpgme_strerror(e));
+		return 0;
+	}
+	if (sig->nsigs != 1) {
+		snprintf(sig->detail, sizeof(sig->detail), "%u signatures",
+		    sig->nsigs);
+		return 0;
+	}
+	s = res->signatures;
+	code = gpg_err_code(s->status);
+	snprintf(sig->fpr, sizeof(sig->fpr), "%s", s->fpr ? s->fpr : "");
+	sig->when = (time_t)s->timestamp;
+	for (i = 0; i < sizeof(pgp_sigmap) / sizeof(pgp_sigmap[0]); i++)
+		if (pgp_sigmap[i].code == code)
+			break;
+	if (i == sizeof(pgp_sigmap) / sizeof(pgp_sigmap[0]))
+		snprintf(sig->detail, sizeof(sig->detail), "GnuPG: %s",
+		    gpgme_strerror(s->status));
+	else {
+		sig->status = pgp_sigmap[i].status;
+		sig->key_expired = code == GPG_ERR_KEY_EXPIRED;
+		sig->key_revoked = code == GPG_ERR_CERT_REVOKED;
+		snprintf(sig->detail, sizeof(sig->detail), "%s",
+		    pgp_sigmap[i].detail);
+	}
+	if (sig->status == PGP_SIG_GOOD && s->wrong_key_usage) {
+		sig->status = PGP_SIG_ERROR;
+		sig->key_expired = sig->key_revoked = 0;
+		snprintf(sig->detail, sizeof(sig->detail),
+		    "made with a key not meant for signing");
+	}
+	return 0;
+}
+
 int
 pgp_verify(struct pgp *p, const char *doc, size_t len, struct pgp_sig *sig,
     struct sbuf *plaintext, struct pa_err *err)
 {
 	gpgme_data_t in = NULL, out = NULL;
-	gpgme_verify_result_t res;
-	gpgme_signature_t s;
 	gpgme_error_t e;
-	gpgme_err_code_t code;
 	char *mem = NULL;
-	size_t i, n = 0;
+	size_t n = 0;
 	int rc = 0;
 
 	memset(sig, 0, sizeof(*sig));
@@ -256,48 +317,8 @@ pgp_verify(struct pgp *p, const char *doc, size_t len, struct pgp_sig *sig,
 		goto out;
 	}
 	e = gpgme_op_verify(p->ctx, in, NULL, out);
-	res = gpgme_op_verify_result(p->ctx);
-	for (s = res ? res->signatures : NULL; s; s = s->next)
-		sig->nsigs++;
-	if (e != 0 && sig->nsigs == 0) {
-		code = gpg_err_code(e);
-		if (!in_codes(code, pgp_doc_errors, sizeof(pgp_doc_errors) /
-		    sizeof(pgp_doc_errors[0]))) {
-			pa_err_set(err, "GnuPG could not verify a document (home "
-			    "%s): %s", p->home, gpgme_strerror(e));
-			rc = PA_ERROR;
-			goto out;
-		}
-		snprintf(sig->detail, sizeof(sig->detail), "GnuPG: %s",
-		    gpgme_strerror(e));
-		goto plain;
-	}
-	if (sig->nsigs != 1) {
-		snprintf(sig->detail, sizeof(sig->detail), "%u signatures",
-		    sig->nsigs);
-		goto plain;
-	}
-	s = res->signatures;
-	code = gpg_err_code(s->status);
-	snprintf(sig->fpr, sizeof(sig->fpr), "%s", s->fpr ? s->fpr : "");
-	sig->when = (time_t)s->timestamp;
-	for (i = 0; i < sizeof(pgp_sigmap) / sizeof(pgp_sigmap[0]); i++)
-		if (pgp_sigmap[i].code == code)
-			break;
-	if (i == sizeof(pgp_sigmap) / sizeof(pgp_sigmap[0]))
-		snprintf(sig->detail, sizeof(sig->detail), "GnuPG: %s",
-		    gpgme_strerror(s->status));
-	else {
-		sig->status = pgp_sigmap[i].status;
-		snprintf(sig->detail, sizeof(sig->detail), "%s",
-		    pgp_sigmap[i].detail);
-	}
-	if (sig->status == PGP_SIG_GOOD && s->wrong_key_usage) {
-		sig->status = PGP_SIG_ERROR;
-		snprintf(sig->detail, sizeof(sig->detail),
-		    "made with a key not meant for signing");
-	}
-plain:
+	if ((rc = sig_result(p, e, sig, err)) != 0)
+		goto out;
 	/*
 	 * gpg ends the text with a line end; the one before the armor line
 	 * is not part of the signed text (RFC 4880, 7.1), so drop it.
@@ -315,6 +336,104 @@ out:
 	gpgme_data_release(in);
 	gpgme_data_release(out);
 	return rc;
+}
+
+/* The signed content of an opaque message, up to the buffer's cap. */
+struct capped {
+	struct sbuf	*sb;
+	int		 over;
+};
+
+static ssize_t
+capped_write(void *handle, const void *buf, size_t size)
+{
+	struct capped *c = handle;
+
+	if (sbuf_add(c->sb, buf, size) != 0) {
+		c->over = 1;
+		errno = ENOSPC;
+		return -1;
+	}
+	return (ssize_t)size;
+}
+
+int
+pgp_verify_opaque(struct pgp *p, const void *msg, size_t len,
+    struct pgp_sig *sig, struct sbuf *plaintext, struct pa_err *err)
+{
+	static struct gpgme_data_cbs cbs = { NULL, capped_write, NULL, NULL };
+	struct capped cap = { plaintext, 0 };
+	gpgme_data_t in = NULL, out = NULL;
+	gpgme_error_t e;
+	int rc;
+
+	memset(sig, 0, sizeof(*sig));
+	sig->status = PGP_SIG_ERROR;
+	sbuf_reset(plaintext);
+	if (len > PGP_DOC_MAX) {
+		pa_err_set(err, "signed message of %zu bytes is over the limit "
+		    "of %u", len, PGP_DOC_MAX);
+		return PA_ETOOBIG;
+	}
+	if ((e = gpgme_data_new_from_mem(&in, msg, len, 0)) != 0 ||
+	    (e = gpgme_data_new_from_cbs(&out, &cbs, &cap)) != 0) {
+		pa_err_set(err, "GPGME: %s", gpgme_strerror(e));
+		gpgme_data_release(in);
+		return PA_ENOMEM;
+	}
+	e = gpgme_op_verify(p->ctx, in, NULL, out);
+	gpgme_data_release(in);
+	gpgme_data_release(out);
+	if (plaintext->failed == PA_ENOMEM) {
+		pa_err_set(err, "out of memory");
+		return PA_ENOMEM;
+	}
+	if (cap.over) {
+		/* A compressed packet that inflates past the cap */
+		memset(sig, 0, sizeof(*sig));
+		sig->status = PGP_SIG_ERROR;
+		snprintf(sig->detail, sizeof(sig->detail), "the signed content "
+		    "is over %zu bytes", plaintext->max);
+		sbuf_reset(plaintext);
+		return 0;
+	}
+	rc = sig_result(p, e, sig, err);
+	return rc;
+}
+
+int
+pgp_import(struct pgp *p, const void *keys, size_t len, unsigned *nkeys,
+    struct pa_err *err)
+{
+	gpgme_import_result_t res;
+	gpgme_data_t in = NULL;
+	gpgme_error_t e;
+
+	*nkeys = 0;
+	if (len > PGP_DOC_MAX) {
+		pa_err_set(err, "key data of %zu bytes is over the limit of %u",
+		    len, PGP_DOC_MAX);
+		return PA_ETOOBIG;
+	}
+	if ((e = gpgme_data_new_from_mem(&in, keys, len, 0)) != 0) {
+		pa_err_set(err, "GPGME: %s", gpgme_strerror(e));
+		return PA_ENOMEM;
+	}
+	e = gpgme_op_import(p->ctx, in);
+	gpgme_data_release(in);
+	res = e == 0 ? gpgme_op_import_result(p->ctx) : NULL;
+	if (e != 0 || res == NULL) {
+		pa_err_set(err, "GnuPG could not import keys (home %s): %s",
+		    p->home, gpgme_strerror(e));
+		return PA_ERROR;
+	}
+	*nkeys = (unsigned)(res->imported + res->unchanged);
+	if (*nkeys == 0) {
+		pa_err_set(err, "no key imported (%d considered, %d not "
+		    "imported)", res->considered, res->not_imported);
+		return PA_ERROR;
+	}
+	return 0;
 }
 
 int

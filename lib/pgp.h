@@ -1,6 +1,7 @@
 /*
- * pgp - OpenPGP signatures through GPGME: verifying attestation documents,
- * clearsigning them, and the validity of signers' keys.
+ * pgp - OpenPGP signatures through GPGME: verifying attestation documents
+ * and patatt's signed messages, clearsigning, importing keys, and the
+ * validity of signers' keys.
  *
  * struct pgp owns one GPGME context on a GnuPG home directory.  It is not
  * shared between threads: each thread (or milter connection) makes its
@@ -38,6 +39,8 @@ struct pgp_sig {
 	char			 fpr[PGP_FPR_MAX];	/* signing key or subkey */
 	time_t			 when;			/* signature time, UTC */
 	unsigned		 nsigs;
+	unsigned		 key_expired:1;	/* GOOD, by a key expired since */
+	unsigned		 key_revoked:1;	/* GOOD, by a key revoked since */
 	char			 detail[128];		/* for ERROR, why */
 };
 
@@ -84,6 +87,26 @@ void		 pgp_free(struct pgp *);
  */
 int	pgp_verify(struct pgp *, const char *doc, size_t len,
 	    struct pgp_sig *sig, struct sbuf *plaintext, struct pa_err *);
+
+/*
+ * pgp_verify_opaque - check one binary OpenPGP signed message (what
+ * "gpg --sign" writes: one-pass signature, literal data, usually
+ * compressed), as pgp_verify() does; the signed content replaces the
+ * contents of plaintext, byte for byte.  Content over plaintext's cap is
+ * not read further: sig is then PGP_SIG_ERROR and plaintext empty.
+ * Returns 0, PA_ETOOBIG for a message over 16 MiB, PA_ENOMEM, PA_ERROR
+ * when GnuPG could not run.
+ */
+int	pgp_verify_opaque(struct pgp *, const void *msg, size_t len,
+	    struct pgp_sig *sig, struct sbuf *plaintext, struct pa_err *);
+
+/*
+ * pgp_import - add the OpenPGP keys in keys (armored or binary) to the
+ * home; *nkeys gets how many were imported or already there.  Returns 0,
+ * or PA_ERROR when none was (err says why), PA_ETOOBIG, PA_ENOMEM.
+ */
+int	pgp_import(struct pgp *, const void *keys, size_t len,
+	    unsigned *nkeys, struct pa_err *);
 
 /*
  * pgp_clearsign - text signed with key (NULL: GnuPG's default key) into

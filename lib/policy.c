@@ -100,29 +100,65 @@ policy_apply(const struct pa_config *cf, const struct decision *d,
 	}
 }
 
+/*
+ * authres_patatt - the resinfo of patatt's signatures: each scheme keeps
+ * its own result in the entry, whichever gave the verdict.
+ */
+static void
+authres_patatt(struct sbuf *out, size_t *col, struct sbuf *item,
+    const struct decision *d)
+{
+	sbuf_reset(item);
+	sbuf_addf(item, "%s=%s", POLICY_AR_PATATT,
+	    verdict_words[d->patatt].authres);
+	hdrfmt_item(out, col, "; ", item->buf, item->len);
+	sbuf_reset(item);
+	sbuf_addstr(item, "reason=");
+	hdrfmt_quoted(item, verdict_name(d->patatt));
+	hdrfmt_item(out, col, " ", item->buf, item->len);
+	/* An identity that is no plain address would break the syntax. */
+	if (d->identity[0] != '\0' &&
+	    strspn(d->identity, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+	    "QRSTUVWXYZ0123456789.-_+=@") == strlen(d->identity)) {
+		sbuf_reset(item);
+		sbuf_addf(item, "header.i=%s", d->identity);
+		hdrfmt_item(out, col, " ", item->buf, item->len);
+	}
+	if (d->algo[0] != '\0') {
+		sbuf_reset(item);
+		sbuf_addf(item, "header.a=%s", d->algo);
+		hdrfmt_item(out, col, " ", item->buf, item->len);
+	}
+}
+
 int
 policy_authres(struct sbuf *out, const char *authserv_id,
     const struct decision *d)
 {
 	struct sbuf item;
 	size_t col = strlen("Authentication-Results: ");
+	enum verdict v01;
 
 	sbuf_init(&item, 1024);
 	sbuf_addf(&item, "%s", authserv_id);
 	hdrfmt_item(out, &col, "", item.buf, item.len);
 	sbuf_reset(&item);
+	/* The 2020 scheme's own result; patatt's follows. */
+	v01 = d->has_patatt ? d->v01 : d->result;
 	sbuf_addf(&item, "%s=%s", POLICY_AR_METHOD,
-	    verdict_words[d->result].authres);
+	    verdict_words[v01].authres);
 	hdrfmt_item(out, &col, "; ", item.buf, item.len);
 	sbuf_reset(&item);
 	sbuf_addstr(&item, "reason=");
-	hdrfmt_quoted(&item, verdict_name(d->result));
+	hdrfmt_quoted(&item, verdict_name(v01));
 	hdrfmt_item(out, &col, " ", item.buf, item.len);
 	if (d->attid[0] != '\0') {
 		sbuf_reset(&item);
 		sbuf_addf(&item, "policy.attid=%s", d->attid);
 		hdrfmt_item(out, &col, " ", item.buf, item.len);
 	}
+	if (d->has_patatt)
+		authres_patatt(out, &col, &item, d);
 	sbuf_release(&item);
 	return sbuf_failed(out);
 }

@@ -14,7 +14,8 @@
 #include "paconfig.h"
 #include "sbuf.h"
 
-#define POLICY_AR_METHOD	"x-patch-attest"
+#define POLICY_AR_METHOD	"x-patch-attest"	/* the 2020 scheme */
+#define POLICY_AR_PATATT	"x-patatt"		/* patatt's */
 
 struct policy_outcome {
 	enum action	 action;
@@ -34,7 +35,9 @@ void	policy_apply(const struct pa_config *, const struct decision *d,
 /*
  * policy_authres - the Authentication-Results value for d, claimed by
  * authserv_id: "ID; x-patch-attest=RESULT reason=... policy.attid=ID",
- * folded.  Appends to out; returns out's failure.
+ * then, when the mail has patatt signatures, "; x-patatt=RESULT
+ * reason=... header.i=IDENTITY header.a=ALGORITHM"; folded.  Appends to
+ * out; returns out's failure.
  */
 int	policy_authres(struct sbuf *out, const char *authserv_id,
 	    const struct decision *d);

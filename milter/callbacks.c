@@ -305,12 +305,16 @@ log_decision(SMFICTX *ctx, struct conn *c, const struct decision *d,
 		[ACTION_TEMPFAIL] = "tempfail",
 		[ACTION_QUARANTINE] = "quarantine",
 	};
-	char msgid[256];
+	char msgid[256], schemes[80] = "";
 
 	message_id(c->msg, msgid, sizeof(msgid));
+	if (d->has_patatt)
+		snprintf(schemes, sizeof(schemes), " scheme=%s v0.1=%s "
+		    "patatt=%s", d->scheme == SCHEME_PATATT ? "patatt" : "v0.1",
+		    verdict_name(d->v01), verdict_name(d->patatt));
 	mlog(LOG_LEVEL_INFO, "%s: message-id=%s result=%s attid=%s "
-	    "signer=\"%s\" action=%s%s%s", queue_id(ctx), msgid,
-	    verdict_name(d->result), d->attid, d->signer,
+	    "signer=\"%s\"%s action=%s%s%s", queue_id(ctx), msgid,
+	    verdict_name(d->result), d->attid, d->signer, schemes,
 	    action_names[o->action], d->reason[0] ? " reason=" : "",
 	    d->reason);
 }
@@ -330,6 +334,8 @@ verdict(SMFICTX *ctx, struct conn *c)
 		return not_a_patch(ctx, c);
 	policy_apply(cf, &d, now, &o);
 	log_decision(ctx, c, &d, &o);
+	if (d.tofu_key[0] != '\0')
+		worker_remember(d.identity, d.tofu_key);
 	if (o.rcode != NULL) {
 		smfi_setreply(ctx, (char *)o.rcode, (char *)o.xcode, o.text);
 		return o.action == ACTION_REJECT ? SMFIS_REJECT :

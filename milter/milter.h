@@ -59,6 +59,7 @@ int	worker_start(const char *config_path, const char *socket,
 void	worker_stop(void);
 void	worker_request_reload(void);
 void	worker_learn(const char *text, size_t len);
+void	worker_remember(const char *identity, const char *key);
 
 /* callbacks.c */
 extern struct smfiDesc	 milter_desc;

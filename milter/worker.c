@@ -24,8 +24,15 @@
 #define LEARN_BYTES_MAX		((size_t)64 << 20)
 #define INDEX_RETRY		30		/* seconds between reopens */
 
+/* Work for the worker: a mail with documents, or a first-use key. */
+enum learn_kind {
+	LEARN_MAIL,		/* text: the message */
+	LEARN_TOFU		/* text: identity, NUL, key */
+};
+
 struct learn_item {
 	struct learn_item	*next;
+	enum learn_kind		 kind;
 	size_t			 len;
 	char			 text[];
 };
@@ -118,6 +125,31 @@ learn(struct learn_item *it)
 	state_release(g);
 }
 
+/* remember - record a patatt identity's first key (PatattTOFU) */
+static void
+remember(struct learn_item *it)
+{
+	struct attindex *ix = state_index();
+	const char *key = it->text + strlen(it->text) + 1;
+	struct pa_err err;
+	int rc;
+
+	if (ix == NULL)
+		return;
+	if ((rc = attindex_begin(ix, &err)) == 0) {
+		if ((rc = attindex_tofu_put(ix, it->text, key, &err)) == 0)
+			rc = attindex_commit(ix, &err);
+		else
+			attindex_abort(ix);
+	}
+	if (rc != 0)
+		mlog(LOG_LEVEL_WARNING, "first-use key of %s not recorded: %s",
+		    it->text, err.msg);
+	else
+		mlog(LOG_LEVEL_INFO, "first-use key of %s recorded: %s",
+		    it->text, key);
+}
+
 static void
 refresh(void)
 {
@@ -190,7 +222,10 @@ worker_main(void *arg)
 			queue_len--;
 			queue_bytes -= it->len;
 			pthread_mutex_unlock(&lock);
-			learn(it);
+			if (it->kind == LEARN_TOFU)
+				remember(it);
+			else
+				learn(it);
 			free(it);
 			pthread_mutex_lock(&lock);
 			continue;
@@ -261,28 +296,35 @@ worker_request_reload(void)
 	pthread_mutex_unlock(&lock);
 }
 
-void
-worker_learn(const char *text, size_t len)
+/* enqueue - hand an item to the worker, unless the queue is full */
+static void
+enqueue(enum learn_kind kind, const char *a, size_t alen, const char *b,
+    size_t blen)
 {
 	struct learn_item *it;
+	size_t len = alen + blen;
 
 	pthread_mutex_lock(&lock);
 	if (queue_len >= LEARN_QUEUE_MAX ||
 	    len > LEARN_BYTES_MAX - queue_bytes) {
 		pthread_mutex_unlock(&lock);
-		mlog(LOG_LEVEL_WARNING, "learning from mail: the queue is "
-		    "full; document dropped (the archive will bring it)");
+		mlog(LOG_LEVEL_WARNING, "the worker's queue is full: %s",
+		    kind == LEARN_MAIL ? "a mail's documents are not learnt "
+		    "(the archive will bring them)" : "a first-use key is "
+		    "not recorded (the next mail offers it again)");
 		return;
 	}
 	pthread_mutex_unlock(&lock);
 	if ((it = malloc(sizeof(*it) + len)) == NULL) {
-		mlog(LOG_LEVEL_WARNING, "learning from mail: %s",
+		mlog(LOG_LEVEL_WARNING, "the worker's queue: %s",
 		    strerror(ENOMEM));
 		return;
 	}
 	it->next = NULL;
+	it->kind = kind;
 	it->len = len;
-	memcpy(it->text, text, len);
+	memcpy(it->text, a, alen);
+	memcpy(it->text + alen, b, blen);
 	pthread_mutex_lock(&lock);
 	*queue_tail = it;
 	queue_tail = &it->next;
@@ -290,4 +332,17 @@ worker_learn(const char *text, size_t len)
 	queue_bytes += len;
 	pthread_cond_signal(&wake);
 	pthread_mutex_unlock(&lock);
+}
+
+void
+worker_learn(const char *text, size_t len)
+{
+	enqueue(LEARN_MAIL, text, len, "", 0);
+}
+
+void
+worker_remember(const char *identity, const char *key)
+{
+	enqueue(LEARN_TOFU, identity, strlen(identity) + 1, key,
+	    strlen(key) + 1);
 }

@@ -1,0 +1,217 @@
+/*
+ * patatt-int.h - what the parts of the patatt verifier share:
+ * patatt-canon.c (the message as patatt reads it, the tag list, the
+ * canonical headers and body, the digest D), patatt-keys.c (keyring
+ * lookup and key files), patatt-verify.c (one signature against one
+ * reading of the body) and patatt.c (the object, keys, the verdicts).
+ *
+ * Ownership: every buffer here belongs to the struct that holds it and is
+ * freed by that struct's release function; pointers into a message stay
+ * valid while the message does.
+ */
+#ifndef PA_PATATT_INT_H
+#define PA_PATATT_INT_H
+
+#include <stddef.h>
+
+#include "patchattest.h"
+#include "digest.h"
+#include "mailinfo.h"
+#include "patatt.h"
+#include "pgp.h"
+#include "sbuf.h"
+
+#define PATATT_FIELDS_MAX	2000	/* header fields read of a message */
+#define PATATT_VALUE_MAX	16384	/* one X-Developer-Signature value */
+#define PATATT_HNAMES_MAX	64	/* header names in h= */
+#define PATATT_KEYFILE_MAX	(1u << 20)	/* bytes of one key file */
+#define PATATT_PATH_MAX		1024
+#define PATATT_BH_MAX		48	/* Base64 of a SHA-256, and NUL */
+#define PATATT_NREADINGS	2	/* readings of the body (patatt.c) */
+
+/*
+ * The message as patatt's own reader splits it (patatt.md 2.1): header
+ * fields with their continuation lines and line ends, up to the first
+ * line that is empty or blank.
+ */
+struct patatt_field {
+	size_t	off, len;	/* in the text, the last LF included */
+	size_t	colon;		/* offset of the first ':' in the field, or
+				   len when it has none */
+};
+
+struct patatt_msg {
+	const char		*text;
+	size_t			 len;
+	struct patatt_field	*f;
+	size_t			 n, alloc;
+	size_t			 nsig_over;	/* signature fields past
+						   PATATT_FIELDS_MAX */
+	const char		*invalid;	/* why patatt cannot read the
+						   message, or NULL */
+};
+
+void	patatt_msg_init(struct patatt_msg *);
+void	patatt_msg_release(struct patatt_msg *);
+/* patatt_msg_split - split text; PA_ENOMEM, else 0 (invalid set or not) */
+int	patatt_msg_split(struct patatt_msg *, const char *text, size_t len);
+/* patatt_field_is - the field's name, blanks stripped, is lname in any case */
+int	patatt_field_is(const struct patatt_msg *, size_t i, const char *lname);
+/* patatt_field_value - the bytes after the colon, line ends included */
+const char *patatt_field_value(const struct patatt_msg *, size_t i,
+	    size_t *len);
+
+/*
+ * patatt_canon_value - patatt's relaxed header value (patatt.md 2.2,
+ * "?q?" decoding included) and CRLF, appended to out.  PA_EDECODE or
+ * PA_ECHARSET where Python raises, PA_ENOMEM, PA_ETOOBIG.
+ */
+int	patatt_canon_value(struct sbuf *out, const char *v, size_t len);
+
+/* The tags of an X-Developer-Signature or -Key (patatt.md 1.1, 1.2). */
+enum patatt_tag {
+	TAG_V, TAG_A, TAG_T, TAG_L, TAG_I, TAG_S, TAG_H, TAG_BH, TAG_B,
+	TAG_PK, TAG_FPR,	/* of X-Developer-Key */
+	PATATT_NTAGS
+};
+
+struct patatt_tags {
+	struct sbuf	 canon;		/* the canonical value, with CRLF */
+	struct sbuf	 flat;		/* it without any whitespace */
+	const char	*v[PATATT_NTAGS];	/* into flat; NULL: absent */
+	size_t		 len[PATATT_NTAGS];
+};
+
+void	patatt_tags_init(struct patatt_tags *);
+void	patatt_tags_release(struct patatt_tags *);
+/* patatt_tags_parse - 0, PA_ETOOBIG over PATATT_VALUE_MAX, or as above */
+int	patatt_tags_parse(struct patatt_tags *, const char *v, size_t len);
+/* patatt_tag_is - tag t is present and equals word */
+int	patatt_tag_is(const struct patatt_tags *, enum patatt_tag,
+	    const char *word);
+
+/*
+ * One reading of the message by git mailinfo (patatt.md 2.3): the body
+ * hash, and the From and Subject values that replace the mail's.
+ */
+struct patatt_reading {
+	int		 done;
+	int		 rc;		/* 0, or why it failed (why says more) */
+	char		 why[160];
+	unsigned	 saw;		/* MAILINFO_SAW_* */
+	char		 bh[PATATT_BH_MAX];
+	size_t		 body_len;
+	struct sbuf	 from;		/* " Author <email>" */
+	struct sbuf	 subject;	/* " Subject" */
+};
+
+void	patatt_reading_init(struct patatt_reading *);
+void	patatt_reading_release(struct patatt_reading *);
+/*
+ * patatt_read - fill r from the message text with mailinfo options o;
+ * mi and work are scratch.  Returns PA_ENOMEM, else 0 with r->rc set.
+ */
+int	patatt_read(struct patatt_reading *r, struct mailinfo *mi,
+	    struct sbuf *work, const char *text, size_t len,
+	    const struct mailinfo_opts *o);
+
+/*
+ * patatt_digest - D of patatt.md 3.1: the h= headers of m (From and
+ * Subject as r has them) and the signature value tags->canon up to its
+ * last "b=".  used is scratch of m->n bytes, work a buffer.  Returns 0,
+ * PA_ENOTFOUND when the value has no "b=", PA_ETOOBIG for more than
+ * PATATT_HNAMES_MAX names in h=, or an error of patatt_canon_value.
+ */
+int	patatt_digest(unsigned char d[DIGEST_LEN], const struct patatt_msg *m,
+	    const struct patatt_reading *r, const struct patatt_tags *tags,
+	    char *used, struct sbuf *work);
+
+/*
+ * Keys (patatt-keys.c).  patatt_key_path - "ALGO/<domain>/<local>/<sel>"
+ * into out: -1 when the identity has no "@", -2 when a part is empty,
+ * "." or ".." (it would leave the keyring), else 0.
+ */
+int	patatt_key_path(char *out, size_t size, const char *algo,
+	    const char *identity, const char *selector);
+/* patatt_key_byhash - "by-hash/XX/<hex SHA-256 of path>" into out */
+int	patatt_key_byhash(char *out, size_t size, const char *path);
+/*
+ * patatt_key_find - read the key for path from dir (then its by-hash
+ * path) into file, with the path found in src.  0, PA_ENOTFOUND,
+ * PA_ETOOBIG (over PATATT_KEYFILE_MAX), PA_ENOMEM, PA_ERROR (why in err).
+ */
+int	patatt_key_find(const char *dir, const char *path, struct sbuf *file,
+	    char *src, size_t srcsize, struct pa_err *err);
+/* patatt_key_ed25519 - the 32 bytes of a Base64 key file; -1 if not */
+int	patatt_key_ed25519(const char *s, size_t len, unsigned char pub[32]);
+/* patatt_key_openssh - the key blob of an "authorized_keys" line */
+int	patatt_key_openssh(const char *s, size_t len, struct sbuf *blob);
+/*
+ * patatt_key_openpgp - the fingerprints (upper-case hex, each ended by
+ * NUL) of the primary keys and subkeys in an OpenPGP key file, armored
+ * or not, into fprs.  0, -1 when there is none, PA_ENOMEM.
+ */
+int	patatt_key_openpgp(const char *s, size_t len, struct sbuf *fprs);
+/*
+ * patatt_fpr_in - fpr (a fingerprint, or a 16-digit key ID as GnuPG
+ * gives for a missing key) is one of fprs
+ */
+int	patatt_fpr_in(const struct sbuf *fprs, const char *fpr);
+
+/*
+ * The verifier (patatt.h): its keyring, GnuPG context and the buffers of
+ * the message being judged, all freed by patatt_free().
+ */
+struct patatt {
+	char			*keyring;
+	struct pgp		*pgp;
+	struct mailinfo		 mi;
+	struct patatt_msg	 msg;
+	struct patatt_reading	 rd[PATATT_NREADINGS];
+	struct patatt_tags	 tags;		/* the signature judged */
+	struct patatt_tags	 ktags;		/* an X-Developer-Key */
+	struct sbuf		 work;
+	struct sbuf		 file;		/* a key file */
+	struct sbuf		 key;		/* SSH key blob, OpenPGP fprs */
+	struct sbuf		 sig;		/* b=, decoded */
+	struct sbuf		 plain;		/* OpenPGP signed content */
+	char			*used;
+	size_t			 aused;
+	const char		*bad_msg;	/* the message fails for all */
+	char			 from_id[PATATT_IDENTITY_MAX];
+};
+
+/* Where the key of one signature comes from. */
+enum patatt_keyfrom {
+	PATATT_KEY_NONE,	/* OpenPGP without a keyring file */
+	PATATT_KEY_RING,	/* the keyring directory */
+	PATATT_KEY_OFFERED	/* the message's X-Developer-Key */
+};
+
+/* One signature's key and what was learnt of it across readings. */
+struct patatt_check {
+	const char		*word;		/* "ed25519", ... */
+	enum patatt_keyfrom	 from;
+	unsigned char		 ed[32];	/* ed25519 key */
+	int			 have_fprs;	/* OpenPGP: a keyring file */
+	int			 sig_state;	/* 0 not decoded, 1 ok, -1 bad */
+	int			 pgp_done;	/* psig holds GnuPG's verdict */
+	struct pgp_sig		 psig;
+};
+
+/* patatt_set - result r, and the detail from a format */
+void	patatt_set(struct patatt_sig *, enum patatt_result, const char *, ...)
+	    __attribute__((format(printf, 3, 4)));
+/* patatt_copy - (s, len) as a C string into out, cut at size - 1 or NUL */
+void	patatt_copy(char *out, size_t size, const char *s, size_t len);
+
+/*
+ * patatt_verify - the verdict of signature c (tags in pt->tags) on reading
+ * rd of the body, into s.  Returns 0, PA_ENOMEM, or PA_ERROR when GnuPG
+ * did not run (err says why).
+ */
+int	patatt_verify(struct patatt *, struct patatt_check *,
+	    const struct patatt_reading *rd, struct patatt_sig *s,
+	    struct pa_err *err);
+
+#endif

@@ -1,0 +1,261 @@
+/*
+ * t-decide-patatt - what patatt's signatures mean under the policy, and
+ * one verdict for both schemes: each signature result, TOFU's three
+ * answers, UIDMatch and staleness, several signatures, and every way the
+ * 2020 verdict and patatt's combine.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "decide.h"
+#include "patatt.h"
+#include "tap.h"
+
+#define NOW	((time_t)1764720000)
+#define DAY	86400
+
+static int tofu_answer;
+static char tofu_seen_identity[256];
+
+static int
+tofu(void *arg, const char *identity, const char *key)
+{
+	(void)arg;
+	(void)key;
+	snprintf(tofu_seen_identity, sizeof(tofu_seen_identity), "%s",
+	    identity);
+	return tofu_answer;
+}
+
+static struct patatt_sig
+sig(enum patatt_result r)
+{
+	struct patatt_sig s;
+
+	memset(&s, 0, sizeof(s));
+	s.result = r;
+	s.algo = PATATT_ED25519;
+	strcpy(s.identity, "alice@example.org");
+	strcpy(s.selector, "default");
+	strcpy(s.keysrc, "ed25519/example.org/alice/default");
+	strcpy(s.offered, "pk=c2VjcmV0LWtleS1vZi1hbGljZQ==");
+	strcpy(s.detail, "bh does not match the body");
+	s.signed_at = NOW - DAY;
+	return s;
+}
+
+static enum verdict
+judge1(const struct pa_config *cf, struct patatt_sig s, struct decision *d)
+{
+	struct patatt_judge j = { cf, NULL, "alice@example.org", NOW, NOW,
+		tofu, NULL };
+	struct patatt_report r;
+
+	memset(&r, 0, sizeof(r));
+	r.n = 1;
+	r.sig[0] = s;
+	tap_check_int(decide_patatt(&j, &r, d), 1, "a signature: a verdict");
+	return d->result;
+}
+
+static void
+test_results(void)
+{
+	struct pa_config cf;
+	struct decision d;
+	struct patatt_judge j = { NULL, NULL, NULL, 0, NOW, NULL, NULL };
+	struct patatt_report r;
+
+	config_init(&cf);
+	j.cfg = &cf;
+	memset(&r, 0, sizeof(r));
+	tap_check_int(decide_patatt(&j, &r, &d), 0, "no signature: none");
+
+	tap_check_int(judge1(&cf, sig(PATATT_VALID), &d), VERDICT_PASS,
+	    "valid with a keyring key: pass");
+	tap_check_str(d.key, "ed25519/example.org/alice/default",
+	    "the key named is the keyring file");
+	tap_check_str(d.algo, "ed25519-sha256", "the algorithm");
+	tap_ok(d.scheme == SCHEME_PATATT, "the scheme is patatt");
+	tap_check_int(judge1(&cf, sig(PATATT_BADSIG), &d), VERDICT_FAIL,
+	    "badsig: fail");
+	tap_check_str(d.reason, "bh does not match the body",
+	    "fail says why");
+	tap_check_int(judge1(&cf, sig(PATATT_NOKEY), &d), VERDICT_NOKEY,
+	    "nokey: nokey");
+	tap_check_int(judge1(&cf, sig(PATATT_KEY_EXPIRED), &d),
+	    VERDICT_UNTRUSTED, "a good signature by an expired key: untrusted");
+	tap_ok(strstr(d.reason, "good signature") != NULL,
+	    "... and says the signature is good");
+	tap_check_int(judge1(&cf, sig(PATATT_ERROR), &d), VERDICT_NONE,
+	    "an unusable signature alone: none");
+	config_release(&cf);
+}
+
+static void
+test_offered(void)
+{
+	struct pa_config cf;
+	struct decision d;
+
+	config_init(&cf);
+	tap_check_int(judge1(&cf, sig(PATATT_OFFERED), &d), VERDICT_NOKEY,
+	    "offered key, TOFU off: nokey");
+	tap_ok(strstr(d.reason, "pk=c2VjcmV0LWtleS1vZi1hbGljZQ==") != NULL,
+	    "... with the offered key in the reason");
+	cf.patatt_tofu = CONFIG_YES;
+	tofu_answer = 2;
+	tap_check_int(judge1(&cf, sig(PATATT_OFFERED), &d), VERDICT_PASS,
+	    "TOFU, first use: pass");
+	tap_check_str(d.tofu_key, "pk=c2VjcmV0LWtleS1vZi1hbGljZQ==",
+	    "... and the key to record");
+	tap_check_str(tofu_seen_identity, "alice@example.org",
+	    "... asked about the signer's identity");
+	tofu_answer = 0;
+	tap_check_int(judge1(&cf, sig(PATATT_OFFERED), &d), VERDICT_PASS,
+	    "TOFU, the same key again: pass");
+	tap_check_str(d.tofu_key, "", "... nothing new to record");
+	tofu_answer = 1;
+	tap_check_int(judge1(&cf, sig(PATATT_OFFERED), &d), VERDICT_FAIL,
+	    "TOFU, another key for the identity: fail");
+	tofu_answer = -1;
+	tap_check_int(judge1(&cf, sig(PATATT_OFFERED), &d),
+	    VERDICT_TEMPERROR, "TOFU records unreadable: temperror");
+	config_release(&cf);
+}
+
+static void
+test_policy(void)
+{
+	struct pa_config cf;
+	struct decision d;
+	struct patatt_sig s;
+
+	config_init(&cf);
+	s = sig(PATATT_VALID);
+	strcpy(s.identity, "maintainer@example.org");
+	tap_check_int(judge1(&cf, s, &d), VERDICT_PASS,
+	    "loose: a signer other than the author passes");
+	cf.uid_match = UID_STRICT;
+	tap_check_int(judge1(&cf, s, &d), VERDICT_UIDMISMATCH,
+	    "strict: a signer other than the author is uidmismatch");
+	strcpy(s.identity, "Alice@Example.ORG");
+	tap_check_int(judge1(&cf, s, &d), VERDICT_PASS,
+	    "strict: the author's address in any case passes");
+	s = sig(PATATT_VALID);
+	s.signed_at = NOW - 40 * DAY;
+	tap_check_int(judge1(&cf, s, &d), VERDICT_STALE,
+	    "signed 40 days before the mail: stale (StalenessDays 30)");
+	config_release(&cf);
+}
+
+static void
+test_several(void)
+{
+	struct pa_config cf;
+	struct patatt_judge j = { NULL, NULL, "alice@example.org", NOW, NOW,
+		NULL, NULL };
+	struct patatt_report r;
+	struct decision d;
+
+	config_init(&cf);
+	j.cfg = &cf;
+	memset(&r, 0, sizeof(r));
+	r.n = 2;
+	r.sig[0] = sig(PATATT_NOKEY);
+	r.sig[1] = sig(PATATT_VALID);
+	decide_patatt(&j, &r, &d);
+	tap_check_int(d.result, VERDICT_PASS, "nokey and valid: pass");
+	r.sig[0] = sig(PATATT_VALID);
+	r.sig[1] = sig(PATATT_BADSIG);
+	decide_patatt(&j, &r, &d);
+	tap_check_int(d.result, VERDICT_FAIL,
+	    "valid and badsig: a contradiction fails");
+	config_release(&cf);
+}
+
+/* combine - the mail's verdict from a 2020 one (v) and patatt's (p) */
+static struct decision
+combine(enum verdict v, enum verdict p)
+{
+	struct decision d, pt;
+
+	memset(&d, 0, sizeof(d));
+	memset(&pt, 0, sizeof(pt));
+	d.result = v;
+	d.scheme = SCHEME_V01;
+	strcpy(d.signer, "v01 signer");
+	pt.result = p;
+	pt.scheme = SCHEME_PATATT;
+	strcpy(pt.signer, "alice@example.org");
+	strcpy(pt.identity, "alice@example.org");
+	strcpy(pt.algo, "ed25519-sha256");
+	decision_combine(&d, &pt);
+	return d;
+}
+
+static void
+test_combine(void)
+{
+	static const struct {
+		enum verdict	 v01, patatt, want;
+		enum scheme	 by;
+		const char	*name;
+	} cases[] = {
+		{ VERDICT_NONE, VERDICT_PASS, VERDICT_PASS, SCHEME_PATATT,
+		    "no document, a trusted signature: pass by patatt" },
+		{ VERDICT_PASS, VERDICT_FAIL, VERDICT_FAIL, SCHEME_PATATT,
+		    "attested, but the signature is contradicted: fail" },
+		{ VERDICT_FAIL, VERDICT_PASS, VERDICT_FAIL, SCHEME_V01,
+		    "a contradicted document fails a signed patch" },
+		{ VERDICT_PASS, VERDICT_NOKEY, VERDICT_PASS, SCHEME_V01,
+		    "attested, signer's key unknown: pass by v0.1" },
+		{ VERDICT_NOKEY, VERDICT_UNTRUSTED, VERDICT_UNTRUSTED,
+		    SCHEME_PATATT, "nokey and untrusted: the better" },
+		{ VERDICT_TEMPERROR, VERDICT_PASS, VERDICT_PASS, SCHEME_PATATT,
+		    "index down, a trusted signature: pass" },
+		{ VERDICT_NONE, VERDICT_NONE, VERDICT_NONE, SCHEME_PATATT,
+		    "no document, an unusable signature: none" },
+	};
+	struct decision d;
+	size_t k;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		d = combine(cases[k].v01, cases[k].patatt);
+		tap_ok(d.result == cases[k].want && d.scheme == cases[k].by &&
+		    d.v01 == cases[k].v01 && d.patatt == cases[k].patatt &&
+		    d.has_patatt, "%s", cases[k].name);
+	}
+	d = combine(VERDICT_NONE, VERDICT_PASS);
+	tap_check_str(d.signer, "alice@example.org",
+	    "the signer is the scheme's that gave the verdict");
+}
+
+static void
+test_header(void)
+{
+	struct decision d = combine(VERDICT_NONE, VERDICT_PASS);
+	struct sbuf sb;
+
+	strcpy(d.attid, "2a02abe0-215cf3f1-2acb5798");
+	sbuf_init(&sb, 4096);
+	decision_header(&d, &sb);
+	tap_check_str(sb.buf, "pass; scheme=patatt; "
+	    "attid=2a02abe0-215cf3f1-2acb5798;\n\tsigner=\"alice@example.org\"; "
+	    "v0.1=none; patatt=pass",
+	    "the header names the scheme and each scheme's result");
+	sbuf_release(&sb);
+}
+
+int
+main(void)
+{
+	test_results();
+	test_offered();
+	test_policy();
+	test_several();
+	test_combine();
+	test_header();
+	return tap_done();
+}
