@@ -158,6 +158,8 @@ int	patatt_key_openpgp(const char *s, size_t len, struct sbuf *fprs);
  */
 int	patatt_fpr_in(const struct sbuf *fprs, const char *fpr);
 
+struct sshsig_ed;
+
 /*
  * The verifier (patatt.h): its keyring, GnuPG context and the buffers of
  * the message being judged, all freed by patatt_free().
@@ -165,6 +167,7 @@ int	patatt_fpr_in(const struct sbuf *fprs, const char *fpr);
 struct patatt {
 	char			*keyring;
 	struct pgp		*pgp;
+	struct sshsig_ed	*ed;
 	struct mailinfo		 mi;
 	struct patatt_msg	 msg;
 	struct patatt_reading	 rd[PATATT_NREADINGS];

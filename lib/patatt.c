@@ -34,6 +34,7 @@
 #include "mailmsg.h"
 #include "patatt.h"
 #include "patatt-int.h"
+#include "sshsig.h"
 #include "pgp.h"
 #include "pytext.h"
 #include "sbuf.h"
@@ -154,6 +155,10 @@ patatt_new(const char *keyring, const char *gnupg_home, struct pa_err *err)
 	}
 	if ((pt->pgp = pgp_new(gnupg_home, TRUST_GPG, err)) == NULL)
 		goto fail;
+	if ((pt->ed = sshsig_ed_new()) == NULL) {
+		pa_err_set(err, "out of memory");
+		goto fail;
+	}
 	return pt;
 fail:
 	patatt_free(pt);
@@ -168,6 +173,7 @@ patatt_free(struct patatt *pt)
 	if (pt == NULL)
 		return;
 	pgp_free(pt->pgp);
+	sshsig_ed_free(pt->ed);
 	free(pt->keyring);
 	mailinfo_release(&pt->mi);
 	patatt_msg_release(&pt->msg);

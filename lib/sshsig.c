@@ -136,19 +136,51 @@ verify_pkey(EVP_PKEY *pk, const EVP_MD *md, const unsigned char *sig,
 	return ok ? 0 : SSHSIG_BAD;
 }
 
-int
-sshsig_ed25519(const unsigned char pub[32], const void *msg, size_t len,
-    const unsigned char sig[64])
-{
-	EVP_PKEY *pk;
-	int rc;
+struct sshsig_ed {
+	EVP_MD_CTX	*ctx;
+	EVP_PKEY	*pk;		/* the key of the last call, or NULL */
+	unsigned char	 pub[32];
+};
 
-	pk = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, pub, 32);
-	if (pk == NULL)
-		return SSHSIG_BAD;
-	rc = verify_pkey(pk, NULL, sig, 64, msg, len);
-	EVP_PKEY_free(pk);
-	return rc;
+struct sshsig_ed *
+sshsig_ed_new(void)
+{
+	struct sshsig_ed *e;
+
+	if ((e = calloc(1, sizeof(*e))) == NULL)
+		return NULL;
+	if ((e->ctx = EVP_MD_CTX_new()) == NULL) {
+		free(e);
+		return NULL;
+	}
+	return e;
+}
+
+void
+sshsig_ed_free(struct sshsig_ed *e)
+{
+	if (e == NULL)
+		return;
+	EVP_MD_CTX_free(e->ctx);
+	EVP_PKEY_free(e->pk);
+	free(e);
+}
+
+int
+sshsig_ed25519(struct sshsig_ed *e, const unsigned char pub[32],
+    const void *msg, size_t len, const unsigned char sig[64])
+{
+	if (e->pk == NULL || memcmp(e->pub, pub, 32) != 0) {
+		EVP_PKEY_free(e->pk);
+		e->pk = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL,
+		    pub, 32);
+		if (e->pk == NULL)
+			return SSHSIG_BAD;
+		memcpy(e->pub, pub, 32);
+	}
+	EVP_MD_CTX_reset(e->ctx);
+	return EVP_DigestVerifyInit(e->ctx, NULL, NULL, NULL, e->pk) == 1 &&
+	    EVP_DigestVerify(e->ctx, sig, 64, msg, len) == 1 ? 0 : SSHSIG_BAD;
 }
 
 #ifdef HAVE_OSSL_PARAM
@@ -276,7 +308,12 @@ verify_key(const struct ssh_str *key, const struct ssh_str *sigtype,
 			goto bad_key;
 		if (!str_is(sigtype, "ssh-ed25519") || siglen != 64)
 			goto bad_type;
-		if ((rc = sshsig_ed25519(a.p, data, len, sig)) == SSHSIG_BAD)
+		pk = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, a.p,
+		    32);
+		rc = pk ? verify_pkey(pk, NULL, sig, 64, data, len) :
+		    SSHSIG_BAD;
+		EVP_PKEY_free(pk);
+		if (rc == SSHSIG_BAD)
 			snprintf(why, SSHSIG_WHY_MAX, "the ssh-ed25519 "
 			    "signature does not verify");
 		return rc;

@@ -6,9 +6,9 @@
  * keys.  RSA and ECDSA need OpenSSL 3; with an older one such keys are
  * "unsupported".
  *
- * Nothing here allocates anything the caller must free; inputs are byte
- * ranges, read only.  Every function is safe to call from several
- * threads.
+ * Inputs are byte ranges, read only.  Apart from struct sshsig_ed, nothing
+ * here allocates anything the caller must free, and every function is
+ * safe to call from several threads.
  *
  * Return codes: 0 the signature verifies; SSHSIG_BAD it does not (a
  * malformed signature is also bad, the reason is in why); SSHSIG_UNSUP a
@@ -24,9 +24,18 @@
 
 #define SSHSIG_WHY_MAX	96
 
+/*
+ * struct sshsig_ed - an Ed25519 verifier that keeps its OpenSSL context
+ * and the last key between calls (OpenSSL 3 spends a third of a
+ * verification setting them up); one thread at a time.
+ */
+struct sshsig_ed;
+struct sshsig_ed *sshsig_ed_new(void);
+void		 sshsig_ed_free(struct sshsig_ed *);
+
 /* sshsig_ed25519 - sig (64 bytes) over msg with the 32-byte key pub */
-int	sshsig_ed25519(const unsigned char pub[32], const void *msg,
-	    size_t len, const unsigned char sig[64]);
+int	sshsig_ed25519(struct sshsig_ed *, const unsigned char pub[32],
+	    const void *msg, size_t len, const unsigned char sig[64]);
 
 /*
  * sshsig_pubkey - the public key blob inside an SSHSIG blob (pointer into
