@@ -24,7 +24,6 @@
 #include <sys/stat.h>
 
 #include <errno.h>
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +42,7 @@
 #include "patchattest.h"
 #include "pgp.h"
 #include "sbuf.h"
+#include "benchutil.h"
 
 #define BENCH_UID	"Bench Developer <bench@example.org>"
 #define MAX_TRIPLES	1000
@@ -50,42 +50,6 @@
 #define MAX_MAIL	((size_t)64 << 20)
 
 static unsigned long	 ndocs = 300, ntriples = 10, ndecisions = 20000;
-
-static void
-die(const char *what, const char *why)
-{
-	fprintf(stderr, "bench-decide: %s: %s\n", what, why);
-	exit(1);
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static unsigned long
-getnum(const char *s, unsigned long min, unsigned long max)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v < min || v > max)
-		die(s, "not a number in range");
-	return v;
-}
-
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *f)
-{
-	(void)sb; (void)flag; (void)f;
-	return remove(path);
-}
 
 /* make_key - a signing key in home, through GPGME as a user's gpg would */
 static void
@@ -100,7 +64,7 @@ make_key(const char *home)
 	    (ge = gpgme_op_createkey(ctx, BENCH_UID, "ed25519", 0, 0, NULL,
 	    GPGME_CREATE_SIGN | GPGME_CREATE_NOPASSWD |
 	    GPGME_CREATE_NOEXPIRE)) != 0)
-		die("making a GnuPG key", gpgme_strerror(ge));
+		bench_die("making a GnuPG key", gpgme_strerror(ge));
 	gpgme_release(ctx);
 }
 
@@ -156,7 +120,7 @@ make_docs(struct pgp *pgp, const struct msghash_entry *real,
 		    comments, &docs[k], &err) != 0 ||
 		    attdoc_mail(&mails[k], NULL, NULL, NULL, docs[k].buf,
 		    docs[k].len) != 0)
-			die("signing a document", err.msg);
+			bench_die("signing a document", err.msg);
 	}
 	sbuf_release(&payload);
 }
@@ -172,22 +136,22 @@ index_docs(const char *dir, struct pgp *pgp, struct sbuf *mails)
 
 	memset(&st, 0, sizeof(st));
 	if (attindex_open(&h, dir, 1, &err) != 0)
-		die(dir, err.msg);
-	t0 = now();
+		bench_die(dir, err.msg);
+	t0 = bench_now();
 	for (k = 0; k < ndocs; k++) {
 		if (k % COMMIT_EVERY == 0 && attindex_begin(h, &err) != 0)
-			die("index", err.msg);
+			bench_die("index", err.msg);
 		if (indexer_message(h, pgp, mails[k].buf, mails[k].len,
 		    "bench", &st, NULL, &err) != 0)
-			die("index", err.msg);
+			bench_die("index", err.msg);
 		if ((k + 1) % COMMIT_EVERY == 0 || k + 1 == ndocs)
 			if (attindex_commit(h, &err) != 0)
-				die("index", err.msg);
+				bench_die("index", err.msg);
 	}
-	t1 = now();
+	t1 = bench_now();
 	attindex_close(h);
 	if (st.verified != ndocs)
-		die("index", "a document did not verify");
+		bench_die("index", "a document did not verify");
 	printf("index_documents %lu documents_of_%lu_attestations\n", ndocs,
 	    ntriples);
 	printf("index_rate %.0f documents/s\n", (double)ndocs / (t1 - t0));
@@ -204,12 +168,12 @@ verify_docs(struct pgp *pgp, struct sbuf *docs, double indexed)
 	double t0, t1;
 
 	sbuf_init(&plain, SBUF_NOMAX);
-	t0 = now();
+	t0 = bench_now();
 	for (k = 0; k < ndocs; k++)
 		if (pgp_verify(pgp, docs[k].buf, docs[k].len, &sig, &plain,
 		    &err) != 0 || sig.status != PGP_SIG_GOOD)
-			die("verify", err.msg);
-	t1 = now();
+			bench_die("verify", err.msg);
+	t1 = bench_now();
 	sbuf_release(&plain);
 	printf("gnupg_rate %.0f verifications/s\n", (double)ndocs /
 	    (t1 - t0));
@@ -235,14 +199,14 @@ time_decisions(struct decider *dc, const struct mailmsg *msg,
 	unsigned long k;
 
 	if ((lat = calloc(ndecisions, sizeof(*lat))) == NULL)
-		die("decide", strerror(errno));
+		bench_die("decide", strerror(errno));
 	for (k = 0; k < ndecisions; k++) {
-		t0 = now();
+		t0 = bench_now();
 		if (decide(dc, msg, time(NULL), &d) != 0)
-			die("decide", "the patch is not patch mail");
-		lat[k] = now() - t0;
+			bench_die("decide", "the patch is not patch mail");
+		lat[k] = bench_now() - t0;
 		if (d.result != want)
-			die(name, d.reason[0] ? d.reason :
+			bench_die(name, d.reason[0] ? d.reason :
 			    verdict_name(d.result));
 	}
 	qsort(lat, ndecisions, sizeof(*lat), cmp_double);
@@ -265,7 +229,7 @@ decisions(struct pa_config *cf, const char *raw, size_t len)
 
 	sbuf_init(&other, SBUF_NOMAX);
 	if ((subj = strstr(raw, "\nSubject: ")) == NULL)
-		die("the patch", "no Subject header");
+		bench_die("the patch", "no Subject header");
 	subj += strlen("\nSubject: ");
 	sbuf_add(&other, raw, (size_t)(subj - raw));
 	sbuf_addstr(&other, "[PATCH] an unattested subject ");
@@ -273,13 +237,13 @@ decisions(struct pa_config *cf, const char *raw, size_t len)
 	pass = mailmsg_new(MAX_MAIL);
 	none = mailmsg_new(MAX_MAIL);
 	if (pass == NULL || none == NULL)
-		die("decide", strerror(ENOMEM));
+		bench_die("decide", strerror(ENOMEM));
 	if (mailmsg_parse(pass, raw, len) != 0 ||
 	    mailmsg_parse(none, other.buf, other.len) != 0)
-		die("the patch", "it cannot be parsed");
+		bench_die("the patch", "it cannot be parsed");
 	if (attindex_open(&h, cf->index_path, 0, &err) != 0 ||
 	    decider_new(&dc, cf, h, &err) != 0)
-		die("decide", err.msg);
+		bench_die("decide", err.msg);
 	printf("decide_count %lu decisions\n", ndecisions);
 	time_decisions(dc, pass, VERDICT_PASS, "pass");
 	time_decisions(dc, none, VERDICT_NONE, "none");
@@ -301,7 +265,7 @@ read_file(const char *path, size_t *len)
 	    (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
 	    (buf = malloc((size_t)n + 1)) == NULL ||
 	    fread(buf, 1, (size_t)n, f) != (size_t)n)
-		die(path, strerror(errno));
+		bench_die(path, strerror(errno));
 	fclose(f);
 	buf[n] = '\0';
 	*len = (size_t)n;
@@ -325,19 +289,20 @@ main(int argc, char **argv)
 	double t0, t1;
 	int c, keep = 0;
 
+	bench_name = "bench-decide";
 	while ((c = getopt(argc, argv, "kd:t:n:")) != -1)
 		switch (c) {
 		case 'k':
 			keep = 1;
 			break;
 		case 'd':
-			ndocs = getnum(optarg, 1, 1000000);
+			ndocs = bench_getnum(optarg, 1, 1000000);
 			break;
 		case 't':
-			ntriples = getnum(optarg, 1, MAX_TRIPLES);
+			ntriples = bench_getnum(optarg, 1, MAX_TRIPLES);
 			break;
 		case 'n':
-			ndecisions = getnum(optarg, 1, 100000000);
+			ndecisions = bench_getnum(optarg, 1, 100000000);
 			break;
 		default:
 			goto usage;
@@ -348,45 +313,45 @@ main(int argc, char **argv)
 	msghash_init(&hs);
 	if ((m = mailmsg_new(MAX_MAIL)) == NULL ||
 	    mailmsg_parse(m, raw, len) != 0 || msghash_compute(&hs, m, 0, &err) != 0)
-		die(argv[optind], "not a patch");
+		bench_die(argv[optind], "not a patch");
 	real = hs.entry[0];
 	msghash_release(&hs);
 	mailmsg_free(m);
 
 	if (mkdtemp(tmp) == NULL)
-		die("mkdtemp", strerror(errno));
+		bench_die("mkdtemp", strerror(errno));
 	snprintf(home, sizeof(home), "%s/gnupg", tmp);
 	snprintf(index, sizeof(index), "%s/index", tmp);
 	if (mkdir(home, 0700) != 0)
-		die(home, strerror(errno));
+		bench_die(home, strerror(errno));
 	if (pgp_global_init(&err) != 0)
-		die("GPGME", err.msg);
+		bench_die("GPGME", err.msg);
 	make_key(home);
 	if ((pgp = pgp_new(home, TRUST_KEYRING, &err)) == NULL)
-		die("GPGME", err.msg);
+		bench_die("GPGME", err.msg);
 	mails = calloc(ndocs, sizeof(*mails));
 	docs = calloc(ndocs, sizeof(*docs));
 	if (mails == NULL || docs == NULL)
-		die("memory", strerror(ENOMEM));
-	t0 = now();
+		bench_die("memory", strerror(ENOMEM));
+	t0 = bench_now();
 	make_docs(pgp, &real, mails, docs);
-	t1 = now();
+	t1 = bench_now();
 	printf("sign_rate %.0f documents/s\n", (double)ndocs / (t1 - t0));
-	t0 = now();
+	t0 = bench_now();
 	index_docs(index, pgp, mails);
-	t1 = now();
+	t1 = bench_now();
 	verify_docs(pgp, docs, t1 - t0);
 	pgp_free(pgp);
 
 	if (config_init(&cf) != 0)
-		die("config", strerror(ENOMEM));
+		bench_die("config", strerror(ENOMEM));
 	free(cf.index_path);
 	free(cf.gnupg_home);
 	cf.index_path = strdup(index);
 	cf.gnupg_home = strdup(home);
 	cf.trust_model = TRUST_KEYRING;
 	if (cf.index_path == NULL || cf.gnupg_home == NULL)
-		die("config", strerror(ENOMEM));
+		bench_die("config", strerror(ENOMEM));
 	decisions(&cf, raw, len);
 	config_release(&cf);
 
@@ -399,8 +364,8 @@ main(int argc, char **argv)
 	free(raw);
 	if (keep)
 		printf("kept %s\n", tmp);
-	else if (nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
-		die(tmp, strerror(errno));
+	else if (bench_rmtree(tmp) != 0)
+		bench_die(tmp, strerror(errno));
 	return 0;
 usage:
 	fprintf(stderr, "usage: bench-decide [-k] [-d DOCS] [-t TRIPLES] "

@@ -26,6 +26,7 @@
 #include "patchattest.h"
 #include "digest.h"
 #include "sbuf.h"
+#include "benchutil.h"
 
 #define BENCH_MAX_FILE	(64 * 1024 * 1024)
 #define BENCH_ROUNDS	5
@@ -44,24 +45,15 @@ struct tally {
 	size_t		 entries;	/* msghash entries, variants included */
 };
 
-static void	 die(const char *, const char *);
 static int	 name_cmp(const void *, const void *);
 static void	 load_file(struct corpus *, const char *);
 static void	 load_dir(struct corpus *, const char *);
-static double	 now(void);
 static double	 round_hash(const struct corpus *, struct mailmsg *, unsigned,
 		    struct tally *);
 static double	 round_sha(const struct corpus *);
 static void	 report(const char *, const struct corpus *, double);
 
 static volatile unsigned char sink;
-
-static void
-die(const char *what, const char *why)
-{
-	fprintf(stderr, "bench-hash: %s: %s\n", what, why);
-	exit(1);
-}
 
 static int
 name_cmp(const void *a, const void *b)
@@ -82,17 +74,17 @@ load_file(struct corpus *c, const char *path)
 		c->alloc = c->alloc ? 2 * c->alloc : 1024;
 		if ((c->msg = realloc(c->msg, c->alloc * sizeof(*c->msg))) ==
 		    NULL)
-			die(path, strerror(errno));
+			bench_die(path, strerror(errno));
 	}
 	sb = &c->msg[c->n];
 	sbuf_init(sb, BENCH_MAX_FILE);
 	if ((fd = open(path, O_RDONLY)) == -1)
-		die(path, strerror(errno));
+		bench_die(path, strerror(errno));
 	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1)
-			die(path, strerror(errno));
+			bench_die(path, strerror(errno));
 		sbuf_add(sb, chunk, (size_t)n);
 	}
 	close(fd);
@@ -118,7 +110,7 @@ load_dir(struct corpus *c, const char *dir)
 	DIR *d;
 
 	if ((d = opendir(dir)) == NULL)
-		die(dir, strerror(errno));
+		bench_die(dir, strerror(errno));
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.')
 			continue;
@@ -126,10 +118,10 @@ load_dir(struct corpus *c, const char *dir)
 			alloc = alloc ? 2 * alloc : 1024;
 			if ((names = realloc(names, alloc * sizeof(*names))) ==
 			    NULL)
-				die(dir, strerror(errno));
+				bench_die(dir, strerror(errno));
 		}
 		if ((names[n++] = strdup(de->d_name)) == NULL)
-			die(dir, strerror(errno));
+			bench_die(dir, strerror(errno));
 	}
 	closedir(d);
 	if (n > 0)
@@ -139,22 +131,13 @@ load_dir(struct corpus *c, const char *dir)
 		sbuf_reset(&path);
 		sbuf_addf(&path, "%s/%s", dir, names[i]);
 		if (sbuf_failed(&path))
-			die(dir, pa_strerror(sbuf_failed(&path)));
+			bench_die(dir, pa_strerror(sbuf_failed(&path)));
 		if (stat(path.buf, &st) == 0 && S_ISREG(st.st_mode))
 			load_file(c, path.buf);
 		free(names[i]);
 	}
 	sbuf_release(&path);
 	free(names);
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* round_hash - one pass of (a) or (b); the time it took */
@@ -170,7 +153,7 @@ round_hash(const struct corpus *c, struct mailmsg *mm, unsigned flags,
 
 	memset(t, 0, sizeof(*t));
 	msghash_init(&h);
-	start = now();
+	start = bench_now();
 	for (i = 0; i < c->n; i++) {
 		rc = mailmsg_parse(mm, c->msg[i].buf, c->msg[i].len);
 		if (rc == 0)
@@ -184,7 +167,7 @@ round_hash(const struct corpus *c, struct mailmsg *mm, unsigned flags,
 		else
 			t->other++;
 	}
-	took = now() - start;
+	took = bench_now() - start;
 	msghash_release(&h);
 	return took;
 }
@@ -197,13 +180,13 @@ round_sha(const struct corpus *c)
 	double start;
 	size_t i;
 
-	start = now();
+	start = bench_now();
 	for (i = 0; i < c->n; i++) {
 		if (digest_sha256(out, c->msg[i].buf, c->msg[i].len) != 0)
-			die("sha256", "digest failed");
+			bench_die("sha256", "digest failed");
 		sink ^= out[0];
 	}
-	return now() - start;
+	return bench_now() - start;
 }
 
 static void
@@ -228,12 +211,13 @@ main(int argc, char **argv)
 	size_t k;
 	int i, r;
 
+	bench_name = "bench-hash";
 	i = 1;
 	if (i + 1 < argc && strcmp(argv[i], "-r") == 0) {
 		errno = 0;
 		rounds = strtol(argv[i + 1], &end, 10);
 		if (errno || *end || rounds < 1 || rounds > 1000)
-			die(argv[i + 1], "rounds must be 1 to 1000");
+			bench_die(argv[i + 1], "rounds must be 1 to 1000");
 		i += 2;
 	}
 	if (i >= argc) {
@@ -242,16 +226,16 @@ main(int argc, char **argv)
 	}
 	for (; i < argc; i++) {
 		if (stat(argv[i], &st) == -1)
-			die(argv[i], strerror(errno));
+			bench_die(argv[i], strerror(errno));
 		if (S_ISDIR(st.st_mode))
 			load_dir(&c, argv[i]);
 		else
 			load_file(&c, argv[i]);
 	}
 	if (c.n == 0)
-		die("corpus", "no messages");
+		bench_die("corpus", "no messages");
 	if ((mm = mailmsg_new(BENCH_MAX_FILE)) == NULL)
-		die("mailmsg_new", pa_strerror(PA_ENOMEM));
+		bench_die("mailmsg_new", pa_strerror(PA_ENOMEM));
 
 	a = b = s = 0;
 	for (r = 0; r < rounds; r++) {

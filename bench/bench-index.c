@@ -30,7 +30,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +39,7 @@
 
 #include "attindex.h"
 #include "patchattest.h"
+#include "benchutil.h"
 
 #define HIST_STEP_NS	50		/* latency histogram resolution */
 #define HIST_BUCKETS	200000		/* up to 10 ms; beyond: the last */
@@ -50,14 +50,9 @@ static unsigned long	 ndocs = 100000, ntriples = 10, batch = 1000;
 static unsigned long	 nlookups = 1000000;
 static const char	*runtag = "";	/* cold run: "evicted", "cached" */
 
-static void	 die(const char *, const char *);
-static unsigned long getnum(const char *, unsigned long, unsigned long);
-static double	 now(void);
 static uint64_t	 mix(uint64_t);
 static void	 gen_triple(struct att_triple *, uint64_t);
 static void	 attid_of(char *, const struct att_triple *);
-static int	 rm_entry(const char *, const struct stat *, int,
-		    struct FTW *);
 static void	 build(const char *);
 static void	 evict(const char *);
 static void	 run_self(const char *, const char *, const char *);
@@ -65,35 +60,6 @@ static void	 cold(const char *);
 static void	 pass(struct attindex *, const char *);
 static void	 lookups(const char *);
 static long	 status_kib(const char *);
-
-static void
-die(const char *what, const char *why)
-{
-	fprintf(stderr, "bench-index: %s: %s\n", what, why);
-	exit(1);
-}
-
-static unsigned long
-getnum(const char *s, unsigned long min, unsigned long max)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno != 0 || *s == '\0' || *end != '\0' || v < min || v > max)
-		die(s, "not a number in range");
-	return v;
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* mix - splitmix64's finaliser: the synthetic data is a function of k */
 static uint64_t
@@ -128,14 +94,6 @@ attid_of(char *out, const struct att_triple *t)
 	    t->m[3], t->p[0], t->p[1], t->p[2], t->p[3]);
 }
 
-static int
-rm_entry(const char *path, const struct stat *sb, int type, struct FTW *f)
-{
-	(void)sb;
-	(void)f;
-	return type == FTW_DP ? rmdir(path) : unlink(path);
-}
-
 static void
 build(const char *dir)
 {
@@ -150,11 +108,11 @@ build(const char *dir)
 	double t0, t1;
 
 	if (attindex_open(&h, dir, 1, &err) != 0)
-		die(dir, err.msg);
-	t0 = now();
+		bench_die(dir, err.msg);
+	t0 = bench_now();
 	for (k = 0; k < ndocs; k++) {
 		if (k % batch == 0 && attindex_begin(h, &err) != 0)
-			die("begin", err.msg);
+			bench_die("begin", err.msg);
 		memset(&d, 0, sizeof(d));
 		memcpy(d.docid, &k, sizeof(k));
 		d.docid[31] = 0xd0;
@@ -168,18 +126,18 @@ build(const char *dir)
 		for (j = 0; j < ntriples; j++)
 			gen_triple(&t[j], k * ntriples + j);
 		if (attindex_put(h, &d, t, ntriples, &err) != 0)
-			die("put", err.msg);
+			bench_die("put", err.msg);
 		if ((k + 1) % batch == 0 || k + 1 == ndocs)
 			if (attindex_commit(h, &err) != 0)
-				die("commit", err.msg);
+				bench_die("commit", err.msg);
 	}
-	t1 = now();
+	t1 = bench_now();
 	if (attindex_stats(h, &docs, &atts, &err) != 0)
-		die("stats", err.msg);
+		bench_die("stats", err.msg);
 	attindex_close(h);
 	snprintf(data, sizeof(data), "%s/data.mdb", dir);
 	if (stat(data, &sb) != 0)
-		die(data, strerror(errno));
+		bench_die(data, strerror(errno));
 	printf("build_documents %zu docs\n", docs);
 	printf("build_attestations %zu atts\n", atts);
 	printf("build_time %.2f s\n", t1 - t0);
@@ -197,7 +155,7 @@ evict(const char *dir)
 
 	snprintf(data, sizeof(data), "%s/data.mdb", dir);
 	if ((fd = open(data, O_RDONLY)) == -1)
-		die(data, strerror(errno));
+		bench_die(data, strerror(errno));
 	fdatasync(fd);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	close(fd);
@@ -215,7 +173,7 @@ run_self(const char *mode, const char *dir, const char *tag)
 	snprintf(n, sizeof(n), "%lu", ntriples);
 	snprintf(cnt, sizeof(cnt), "%lu:%lu", ndocs, nlookups);
 	if ((pid = fork()) == -1)
-		die("fork", strerror(errno));
+		bench_die("fork", strerror(errno));
 	if (pid == 0) {
 		execl("/proc/self/exe", "bench-index", mode, dir, n, cnt, tag,
 		    (char *)NULL);
@@ -224,7 +182,7 @@ run_self(const char *mode, const char *dir, const char *tag)
 	}
 	if (waitpid(pid, &status, 0) == -1 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) != 0)
-		die(mode, "the measuring process failed");
+		bench_die(mode, "the measuring process failed");
 }
 
 /* cold - open a not yet opened index and look one ID up */
@@ -241,15 +199,15 @@ cold(const char *dir)
 
 	gen_triple(&t, 0);
 	attid_of(attid, &t);
-	t0 = now();
+	t0 = bench_now();
 	if (attindex_open(&h, dir, 0, &err) != 0)
-		die(dir, err.msg);
-	t1 = now();
+		bench_die(dir, err.msg);
+	t1 = bench_now();
 	if (attindex_lookup(h, attid, hits, 4, &n, &err) != 0)
-		die("lookup", err.msg);
-	t2 = now();
+		bench_die("lookup", err.msg);
+	t2 = bench_now();
 	if (n != 1)
-		die("lookup", "the first document is not found");
+		bench_die("lookup", "the first document is not found");
 	attindex_close(h);
 	printf("cold_open_%s %.3f ms\n", runtag, (t1 - t0) * 1e3);
 	printf("cold_open_first_lookup_%s %.3f ms\n", runtag,
@@ -297,7 +255,7 @@ pass(struct attindex *h, const char *name)
 	double t0, t1;
 
 	memset(hist, 0, sizeof(hist));
-	t0 = now();
+	t0 = bench_now();
 	for (i = 0; i < nlookups; i++) {
 		r = mix(r);
 		if (r % 10 != 0) {
@@ -308,7 +266,7 @@ pass(struct attindex *h, const char *name)
 		attid_of(attid, &t);
 		clock_gettime(CLOCK_MONOTONIC, &a);
 		if (attindex_lookup(h, attid, hits, 8, &n, &err) != 0)
-			die("lookup", err.msg);
+			bench_die("lookup", err.msg);
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		ns = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u +
 		    (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec;
@@ -323,9 +281,9 @@ pass(struct attindex *h, const char *name)
 				wrong++;
 		}
 	}
-	t1 = now();
+	t1 = bench_now();
 	if (found != known || wrong != 0)
-		die("lookup", "a known ID was not found or came back wrong");
+		bench_die("lookup", "a known ID was not found or came back wrong");
 	printf("%s_found %lu of_%lu_known\n", name, found, known);
 	printf("%s_rate %.0f lookups/s\n", name, (double)nlookups /
 	    (t1 - t0));
@@ -355,7 +313,7 @@ lookups(const char *dir)
 	struct rusage ru;
 
 	if (attindex_open(&h, dir, 0, &err) != 0)
-		die(dir, err.msg);
+		bench_die(dir, err.msg);
 	printf("lookup_count %lu lookups\n", nlookups);
 	pass(h, "lookup");
 	pass(h, "lookup_warm");
@@ -375,21 +333,22 @@ main(int argc, char *argv[])
 	const char *tmp;
 	int ch, keep = 0;
 
+	bench_name = "bench-index";
 	if (argc == 6 && argv[1][0] == '-' && argv[1][1] == '-') {
 		/* A measuring process: MODE DIR TRIPLES DOCS:LOOKUPS TAG */
-		ntriples = getnum(argv[3], 1, MAX_TRIPLES);
+		ntriples = bench_getnum(argv[3], 1, MAX_TRIPLES);
 		if ((colon = strchr(argv[4], ':')) == NULL)
-			die(argv[4], "not DOCS:LOOKUPS");
+			bench_die(argv[4], "not DOCS:LOOKUPS");
 		*colon = '\0';
-		ndocs = getnum(argv[4], 1, 1ul << 30);
-		nlookups = getnum(colon + 1, 1, 1ul << 34);
+		ndocs = bench_getnum(argv[4], 1, 1ul << 30);
+		nlookups = bench_getnum(colon + 1, 1, 1ul << 34);
 		runtag = argv[5];
 		if (strcmp(argv[1], "--cold") == 0)
 			cold(argv[2]);
 		else if (strcmp(argv[1], "--lookup") == 0)
 			lookups(argv[2]);
 		else
-			die(argv[1], "unknown mode");
+			bench_die(argv[1], "unknown mode");
 		return 0;
 	}
 	while ((ch = getopt(argc, argv, "b:d:kl:t:")) != -1) {
@@ -398,16 +357,16 @@ main(int argc, char *argv[])
 			keep = 1;
 			break;
 		case 'b':
-			batch = getnum(optarg, 1, 1ul << 24);
+			batch = bench_getnum(optarg, 1, 1ul << 24);
 			break;
 		case 'd':
-			ndocs = getnum(optarg, 1, 1ul << 30);
+			ndocs = bench_getnum(optarg, 1, 1ul << 30);
 			break;
 		case 'l':
-			nlookups = getnum(optarg, 1, 1ul << 34);
+			nlookups = bench_getnum(optarg, 1, 1ul << 34);
 			break;
 		case 't':
-			ntriples = getnum(optarg, 1, MAX_TRIPLES);
+			ntriples = bench_getnum(optarg, 1, MAX_TRIPLES);
 			break;
 		default:
 			fprintf(stderr, "usage: bench-index [-k] [-d DOCS] "
@@ -419,7 +378,7 @@ main(int argc, char *argv[])
 	snprintf(dir, sizeof(dir), "%.1000s/bench-index.XXXXXX",
 	    tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
 	if (mkdtemp(dir) == NULL)
-		die(dir, strerror(errno));
+		bench_die(dir, strerror(errno));
 	build(dir);
 	evict(dir);
 	run_self("--cold", dir, "evicted");
@@ -428,6 +387,6 @@ main(int argc, char *argv[])
 	if (keep)
 		fprintf(stderr, "bench-index: the index is kept in %s\n", dir);
 	else
-		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		bench_rmtree(dir);
 	return 0;
 }

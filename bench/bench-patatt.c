@@ -34,7 +34,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +47,7 @@
 
 #include "patatt.h"
 #include "sbuf.h"
+#include "benchutil.h"
 
 #define ED_ID		"bench@example.org"
 #define ED_SELECTOR	"bench"
@@ -72,42 +72,6 @@ struct signer {
 };
 
 static void
-die(const char *what, const char *why)
-{
-	fprintf(stderr, "bench-patatt: %s: %s\n", what, why);
-	exit(1);
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static unsigned long
-getnum(const char *s, unsigned long min, unsigned long max)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v < min || v > max)
-		die(s, "not a number in range");
-	return v;
-}
-
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *f)
-{
-	(void)sb; (void)flag; (void)f;
-	return remove(path);
-}
-
-static void
 read_file(const char *path, struct sbuf *out)
 {
 	char buf[65536];
@@ -115,11 +79,11 @@ read_file(const char *path, struct sbuf *out)
 	size_t n;
 
 	if ((f = fopen(path, "rb")) == NULL)
-		die(path, strerror(errno));
+		bench_die(path, strerror(errno));
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 		sbuf_add(out, buf, n);
 	if (ferror(f) || sbuf_failed(out))
-		die(path, "cannot read it");
+		bench_die(path, "cannot read it");
 	fclose(f);
 }
 
@@ -130,7 +94,7 @@ write_file(const char *path, const void *p, size_t len)
 
 	if ((f = fopen(path, "wb")) == NULL ||
 	    fwrite(p, 1, len, f) != len || fclose(f) != 0)
-		die(path, strerror(errno));
+		bench_die(path, strerror(errno));
 }
 
 /* run - argv with stdin from in and stdout to out (NULL: /dev/null) */
@@ -142,7 +106,7 @@ run(char *const argv[], const char *in, const char *out)
 
 	fflush(stdout);
 	if ((pid = fork()) < 0)
-		die("fork", strerror(errno));
+		bench_die("fork", strerror(errno));
 	if (pid == 0) {
 		if ((fd = open(in ? in : "/dev/null", O_RDONLY)) < 0 ||
 		    dup2(fd, 0) < 0)
@@ -157,7 +121,7 @@ run(char *const argv[], const char *in, const char *out)
 	}
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
-			die("waitpid", strerror(errno));
+			bench_die("waitpid", strerror(errno));
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
@@ -169,7 +133,7 @@ b64(struct sbuf *out, const unsigned char *in, size_t len)
 	int n;
 
 	if (len > MAX_MAIL || (p = malloc(4 * ((len + 2) / 3) + 1)) == NULL)
-		die("base64", strerror(ENOMEM));
+		bench_die("base64", strerror(ENOMEM));
 	n = EVP_EncodeBlock(p, in, (int)len);
 	sbuf_add(out, p, (size_t)n);
 	free(p);
@@ -179,7 +143,7 @@ static void
 sha256(unsigned char out[32], const void *p, size_t len)
 {
 	if (EVP_Digest(p, len, out, NULL, EVP_sha256(), NULL) != 1)
-		die("SHA-256", "OpenSSL failed");
+		bench_die("SHA-256", "OpenSSL failed");
 }
 
 static int
@@ -256,7 +220,7 @@ header_end(const char *msg, size_t len, size_t *body)
 		}
 		at = eol + 1;
 	}
-	die("a patch", "no body");
+	bench_die("a patch", "no body");
 	return 0;
 }
 
@@ -300,7 +264,7 @@ sign_digest(struct signer *s, const unsigned char d[32], struct sbuf *b)
 		    EVP_DigestSignInit(ctx, NULL, NULL, NULL, s->ed) != 1 ||
 		    EVP_DigestSign(ctx, sig, &siglen, d, 32) != 1 ||
 		    siglen != 64)
-			die("Ed25519", "OpenSSL cannot sign");
+			bench_die("Ed25519", "OpenSSL cannot sign");
 		EVP_MD_CTX_free(ctx);
 		memcpy(sig + 64, d, 32);	/* PyNaCl's signed message */
 		b64(b, sig, sizeof(sig));
@@ -309,10 +273,10 @@ sign_digest(struct signer *s, const unsigned char d[32], struct sbuf *b)
 	if ((ge = gpgme_data_new_from_mem(&in, (const char *)d, 32, 0)) != 0 ||
 	    (ge = gpgme_data_new(&out)) != 0 ||
 	    (ge = gpgme_op_sign(s->pgp, in, out, GPGME_SIG_MODE_NORMAL)) != 0)
-		die("GnuPG signing", gpgme_strerror(ge));
+		bench_die("GnuPG signing", gpgme_strerror(ge));
 	gpgme_data_release(in);
 	if ((p = gpgme_data_release_and_get_mem(out, &n)) == NULL)
-		die("GnuPG signing", "no output");
+		bench_die("GnuPG signing", "no output");
 	b64(b, (const unsigned char *)p, n);
 	gpgme_free(p);
 }
@@ -339,7 +303,7 @@ sign_message(struct signer *s, const char *raw, size_t len, struct sbuf *out)
 	snprintf(ipath, sizeof(ipath), "%s/i", tmp);
 	write_file(inpath, raw, len);
 	if (run(argv, inpath, ipath) != 0)
-		die("git mailinfo", "failed (is git installed?)");
+		bench_die("git mailinfo", "failed (is git installed?)");
 	sbuf_init(&info, MAX_MAIL);
 	sbuf_init(&mp, MAX_MAIL);
 	sbuf_init(&body, MAX_MAIL);
@@ -383,7 +347,7 @@ sign_message(struct signer *s, const char *raw, size_t len, struct sbuf *out)
 	canon_value(&hdrs, v.buf, v.len);
 	if ((mid = last_field(raw, hlen, "Message-ID", &midlen)) != NULL) {
 		if (memmem(mid, midlen, "?q?", 3) != NULL)
-			die("a patch", "a Message-ID with ?q? (RFC 2047)");
+			bench_die("a patch", "a Message-ID with ?q? (RFC 2047)");
 		sbuf_addstr(&hdrs, "message-id:");
 		canon_value(&hdrs, mid, midlen);
 	}
@@ -421,7 +385,7 @@ sign_message(struct signer *s, const char *raw, size_t len, struct sbuf *out)
 	    s->algo, s->offer);
 	sbuf_add(out, raw + hlen, len - hlen);
 	if (sbuf_failed(out) || sbuf_failed(&hdrs) || sbuf_failed(&body))
-		die("signing", strerror(ENOMEM));
+		bench_die("signing", strerror(ENOMEM));
 	sbuf_release(&info);
 	sbuf_release(&mp);
 	sbuf_release(&body);
@@ -447,7 +411,7 @@ ed_signer(struct signer *s, const char *keyring)
 	if ((kc = EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, NULL)) == NULL ||
 	    EVP_PKEY_keygen_init(kc) != 1 || EVP_PKEY_keygen(kc, &s->ed) != 1 ||
 	    EVP_PKEY_get_raw_public_key(s->ed, pk, &pklen) != 1 || pklen != 32)
-		die("Ed25519", "OpenSSL cannot make a key");
+		bench_die("Ed25519", "OpenSSL cannot make a key");
 	EVP_PKEY_CTX_free(kc);
 	sbuf_init(&path, SBUF_NOMAX);
 	sbuf_init(&val, SBUF_NOMAX);
@@ -457,13 +421,13 @@ ed_signer(struct signer *s, const char *keyring)
 	/* ed25519/<domain>/<local>/<selector> (§4.1) */
 	sbuf_addf(&path, "%s/ed25519", keyring);
 	if (mkdir(keyring, 0755) != 0 || mkdir(path.buf, 0755) != 0)
-		die(path.buf, strerror(errno));
+		bench_die(path.buf, strerror(errno));
 	sbuf_addstr(&path, "/example.org");
 	if (mkdir(path.buf, 0755) != 0)
-		die(path.buf, strerror(errno));
+		bench_die(path.buf, strerror(errno));
 	sbuf_addstr(&path, "/bench");
 	if (mkdir(path.buf, 0755) != 0)
-		die(path.buf, strerror(errno));
+		bench_die(path.buf, strerror(errno));
 	sbuf_addstr(&path, "/" ED_SELECTOR);
 	write_file(path.buf, val.buf, val.len);
 	sbuf_release(&path);
@@ -487,13 +451,13 @@ pgp_signer(struct signer *s, const char *home)
 	    (ge = gpgme_op_createkey(s->pgp, PGP_UID, "ed25519", 0, 0, NULL,
 	    GPGME_CREATE_SIGN | GPGME_CREATE_NOPASSWD |
 	    GPGME_CREATE_NOEXPIRE)) != 0)
-		die("making a GnuPG key", gpgme_strerror(ge));
+		bench_die("making a GnuPG key", gpgme_strerror(ge));
 	if ((gr = gpgme_op_genkey_result(s->pgp)) == NULL || gr->fpr == NULL)
-		die("making a GnuPG key", "no fingerprint");
+		bench_die("making a GnuPG key", "no fingerprint");
 	snprintf(s->offer, sizeof(s->offer), "fpr=%s", gr->fpr);
 	if ((ge = gpgme_get_key(s->pgp, gr->fpr, &key, 1)) != 0 ||
 	    (ge = gpgme_signers_add(s->pgp, key)) != 0)
-		die("the GnuPG key", gpgme_strerror(ge));
+		bench_die("the GnuPG key", gpgme_strerror(ge));
 	gpgme_key_unref(key);
 	gpgme_set_armor(s->pgp, 0);
 }
@@ -520,18 +484,18 @@ timed(struct patatt *pt, struct mailmsg **msgs, size_t nmsgs,
 	unsigned long k;
 
 	if ((lat = calloc(n, sizeof(*lat))) == NULL)
-		die("timing", strerror(ENOMEM));
-	start = now();
+		bench_die("timing", strerror(ENOMEM));
+	start = bench_now();
 	for (k = 0; k < n; k++) {
-		t0 = now();
+		t0 = bench_now();
 		if (patatt_check(pt, msgs[k % nmsgs], &r, &err) != 0)
-			die(name, err.msg);
-		t1 = now();
+			bench_die(name, err.msg);
+		t1 = bench_now();
 		lat[k] = t1 - t0;
 		if (r.n != 1 || r.sig[0].result != PATATT_VALID)
-			die(name, r.n ? r.sig[0].detail : "no signature");
+			bench_die(name, r.n ? r.sig[0].detail : "no signature");
 	}
-	t1 = now() - start;
+	t1 = bench_now() - start;
 	qsort(lat, n, sizeof(*lat), cmp_double);
 	printf("patatt_%s_messages %zu distinct\n", name, nmsgs);
 	printf("patatt_%s_count %lu verifications\n", name, n);
@@ -558,7 +522,7 @@ check_once(struct patatt *pt, struct mailmsg *m, const char *what)
 	struct pa_err err;
 
 	if (patatt_check(pt, m, &r, &err) != 0)
-		die(what, err.msg);
+		bench_die(what, err.msg);
 	if (r.n != 1 || r.sig[0].result != PATATT_VALID) {
 		fprintf(stderr, "bench-patatt: %s: %s: %s\n", what,
 		    r.n ? patatt_result_name(r.sig[0].result) : "nosig",
@@ -582,14 +546,14 @@ raw_ed25519(EVP_PKEY *key, unsigned long n)
 	    (ctx = EVP_MD_CTX_new()) == NULL ||
 	    EVP_DigestSignInit(ctx, NULL, NULL, NULL, key) != 1 ||
 	    EVP_DigestSign(ctx, sig, &siglen, d, sizeof(d)) != 1)
-		die("Ed25519", "OpenSSL cannot sign");
+		bench_die("Ed25519", "OpenSSL cannot sign");
 	for (k = 0; k < n; k++) {
-		t0 = now();
+		t0 = bench_now();
 		EVP_MD_CTX_reset(ctx);
 		if (EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, key) != 1 ||
 		    EVP_DigestVerify(ctx, sig, siglen, d, sizeof(d)) != 1)
-			die("Ed25519", "OpenSSL cannot verify");
-		lat[k] = now() - t0;
+			bench_die("Ed25519", "OpenSSL cannot verify");
+		lat[k] = bench_now() - t0;
 	}
 	EVP_MD_CTX_free(ctx);
 	qsort(lat, n, sizeof(*lat), cmp_double);
@@ -640,7 +604,7 @@ corpus(const char *dir)
 	sbuf_reset(&path);
 	sbuf_addf(&path, "%s/patatt-keys", dir);
 	if ((pt = patatt_new(path.buf, NULL, &err)) == NULL)
-		die(path.buf, err.msg);
+		bench_die(path.buf, err.msg);
 	for (line = tsv.buf; line != NULL && *line != '\0'; line = next) {
 		if ((next = strchr(line, '\n')) != NULL)
 			*next++ = '\0';
@@ -658,9 +622,9 @@ corpus(const char *dir)
 		read_file(path.buf, &raw);
 		if ((msgs[n] = mailmsg_new(MAX_MAIL)) == NULL ||
 		    mailmsg_parse(msgs[n], raw.buf, raw.len) != 0)
-			die(path.buf, "cannot parse it");
+			bench_die(path.buf, "cannot parse it");
 		if (patatt_check(pt, msgs[n], &r, &err) != 0)
-			die(path.buf, err.msg);
+			bench_die(path.buf, err.msg);
 		for (k = 0; k < r.n; k++)
 			if (r.sig[k].algo == PATATT_ED25519 &&
 			    r.sig[k].result == PATATT_VALID)
@@ -707,20 +671,21 @@ main(int argc, char **argv)
 	double p50;
 	int c, keep = 0;
 
+	bench_name = "bench-patatt";
 	while ((c = getopt(argc, argv, "kn:p:c:")) != -1)
 		switch (c) {
 		case 'k':
 			keep = 1;
 			break;
 		case 'n':
-			nchecks = getnum(optarg, 1, 100000000);
+			nchecks = bench_getnum(optarg, 1, 100000000);
 			break;
 		case 'p':
-			npgp = getnum(optarg, 1, 1000000);
+			npgp = bench_getnum(optarg, 1, 1000000);
 			break;
 		case 'c':
 			if (ncorpora == MAX_CORPUS)
-				die(optarg, "too many corpora");
+				bench_die(optarg, "too many corpora");
 			corpora[ncorpora++] = optarg;
 			break;
 		default:
@@ -731,13 +696,13 @@ main(int argc, char **argv)
 		goto usage;
 
 	if (mkdtemp(tmp) == NULL)
-		die("mkdtemp", strerror(errno));
+		bench_die("mkdtemp", strerror(errno));
 	snprintf(home, sizeof(home), "%s/gnupg", tmp);
 	snprintf(keyring, sizeof(keyring), "%s/keyring", tmp);
 	if (mkdir(home, 0700) != 0)
-		die(home, strerror(errno));
+		bench_die(home, strerror(errno));
 	if (pgp_global_init(&err) != 0)
-		die("GPGME", err.msg);
+		bench_die("GPGME", err.msg);
 	ed_signer(&es, keyring);
 	pgp_signer(&ps, home);
 
@@ -757,7 +722,7 @@ main(int argc, char **argv)
 		sign_message(&es, lf.buf, lf.len, &out);
 		if ((ed[k] = mailmsg_new(MAX_MAIL)) == NULL ||
 		    mailmsg_parse(ed[k], out.buf, out.len) != 0)
-			die(argv[optind + k], "cannot parse it signed");
+			bench_die(argv[optind + k], "cannot parse it signed");
 		if (keep) {
 			char name[96];
 
@@ -769,7 +734,7 @@ main(int argc, char **argv)
 		sign_message(&ps, lf.buf, lf.len, &out);
 		if ((pg[k] = mailmsg_new(MAX_MAIL)) == NULL ||
 		    mailmsg_parse(pg[k], out.buf, out.len) != 0)
-			die(argv[optind + k], "cannot parse it signed");
+			bench_die(argv[optind + k], "cannot parse it signed");
 		if (keep) {
 			char name[96];
 
@@ -783,7 +748,7 @@ main(int argc, char **argv)
 	sbuf_release(&out);
 
 	if ((pt = patatt_new(keyring, home, &err)) == NULL)
-		die("patatt_new", err.msg);
+		bench_die("patatt_new", err.msg);
 	for (k = 0; k < npatches; k++) {
 		check_once(pt, ed[k], argv[optind + k]);
 		check_once(pt, pg[k], argv[optind + k]);
@@ -807,8 +772,8 @@ main(int argc, char **argv)
 	(void)run(killargv, NULL, NULL);
 	if (keep)
 		printf("kept %s\n", tmp);
-	else if (nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
-		die(tmp, strerror(errno));
+	else if (bench_rmtree(tmp) != 0)
+		bench_die(tmp, strerror(errno));
 	return 0;
 usage:
 	fprintf(stderr, "usage: bench-patatt [-k] [-n CHECKS] [-p PGPCHECKS] "
