@@ -94,47 +94,6 @@ struct spec {
 	const char		*after;		/* fields after the signature */
 };
 
-/* run - a program quietly (or its stdout to out); its exit status */
-static int
-run(const char *out, const char *arg0, ...)
-{
-	const char *argv[40];
-	va_list ap;
-	pid_t pid;
-	int n = 0, st, fd;
-
-	argv[n++] = arg0;
-	va_start(ap, arg0);
-	while (n < 39 && (argv[n] = va_arg(ap, const char *)) != NULL)
-		n++;
-	va_end(ap);
-	argv[n] = NULL;
-	fflush(stdout);
-	if ((pid = fork()) < 0)
-		return -1;
-	if (pid == 0) {
-		fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC,
-		    0600);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			close(fd);
-		}
-		if ((fd = open("/dev/null", O_WRONLY)) >= 0) {
-			dup2(fd, 2);
-			close(fd);
-		}
-		if ((fd = open("/dev/null", O_RDONLY)) >= 0) {
-			dup2(fd, 0);
-			close(fd);
-		}
-		execvp(arg0, (char *const *)argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &st, 0) < 0)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static int
 write_file(const char *path, const void *data, size_t len)
 {
@@ -168,7 +127,7 @@ static void
 cleanup(void)
 {
 	if (ghome[0])
-		run(NULL, "gpgconf", "--homedir", ghome, "--kill", "all", NULL);
+		tap_run(NULL, "gpgconf", "--homedir", ghome, "--kill", "all", NULL);
 	if (top[0])
 		nftw(top, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
@@ -893,7 +852,7 @@ openssh(struct patatt *pt)
 	    *p, *q;
 	size_t i, len;
 
-	if (run(NULL, "ssh-keygen", "-Y", "check-novalidate", "-h", NULL) ==
+	if (tap_run(NULL, "ssh-keygen", "-Y", "check-novalidate", "-h", NULL) ==
 	    127) {
 		tap_skip("ssh-keygen not installed: no OpenSSH signatures");
 		return;
@@ -905,7 +864,7 @@ openssh(struct patatt *pt)
 	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		snprintf(kpath, sizeof(kpath), "%s/ssh-%s", top, types[i][0]);
 		snprintf(user, sizeof(user), "ssh%s", types[i][0]);
-		if (run(NULL, "ssh-keygen", "-q", "-t", types[i][0], "-N", "",
+		if (tap_run(NULL, "ssh-keygen", "-q", "-t", types[i][0], "-N", "",
 		    "-C", "test", "-f", kpath, types[i][1] ? "-b" : NULL,
 		    types[i][1], NULL) != 0) {
 			tap_ok(0, "ssh-keygen -t %s", types[i][0]);
@@ -932,7 +891,7 @@ openssh(struct patatt *pt)
 		write_file(dpath, d, 32);
 		snprintf(spath, sizeof(spath), "%s.sig", dpath);
 		remove(spath);
-		if (run(NULL, "ssh-keygen", "-Y", "sign", "-n", "patatt", "-f",
+		if (tap_run(NULL, "ssh-keygen", "-Y", "sign", "-n", "patatt", "-f",
 		    kpath, dpath, NULL) != 0 || (sig = slurp(spath, &len)) ==
 		    NULL) {
 			tap_ok(0, "ssh-keygen -Y sign with %s", types[i][0]);
@@ -977,11 +936,11 @@ gpg_sign(struct sbuf *out, const char *key, const unsigned char d[32],
 	write_file(in, d, 32);
 	remove(sg);
 	if (faked)
-		rc = run(NULL, "gpg", "--homedir", ghome, "--batch",
+		rc = tap_run(NULL, "gpg", "--homedir", ghome, "--batch",
 		    "--faked-system-time", faked, "-u", key, "-o", sg, "-s", in,
 		    NULL);
 	else
-		rc = run(NULL, "gpg", "--homedir", ghome, "--batch", "-u", key,
+		rc = tap_run(NULL, "gpg", "--homedir", ghome, "--batch", "-u", key,
 		    "-o", sg, "-s", in, NULL);
 	if (rc != 0 || (raw = slurp(sg, &len)) == NULL)
 		return -1;
@@ -1004,7 +963,7 @@ fpr_of(const char *uid, char fpr[41])
 	size_t len;
 
 	snprintf(out, sizeof(out), "%s/colons", top);
-	if (run(out, "gpg", "--homedir", ghome, "--batch", "--with-colons",
+	if (tap_run(out, "gpg", "--homedir", ghome, "--batch", "--with-colons",
 	    "--list-keys", uid, NULL) != 0 || (txt = slurp(out, &len)) == NULL)
 		return -1;
 	p = strstr(txt, "\nfpr:");
@@ -1030,17 +989,17 @@ openpgp(struct patatt *pt)
 	size_t len;
 	int rc;
 
-	if (run(NULL, "gpg", "--version", NULL) != 0) {
+	if (tap_run(NULL, "gpg", "--version", NULL) != 0) {
 		tap_skip("gpg not installed: no OpenPGP signatures");
 		return;
 	}
-	if (run(NULL, "gpg", "--homedir", ghome, "--batch", "--passphrase", "",
+	if (tap_run(NULL, "gpg", "--homedir", ghome, "--batch", "--passphrase", "",
 	    "--quick-gen-key", "Alice <alice@example.org>", "ed25519", "sign",
 	    "never", NULL) != 0 ||
-	    run(NULL, "gpg", "--homedir", ghome, "--batch", "--passphrase", "",
+	    tap_run(NULL, "gpg", "--homedir", ghome, "--batch", "--passphrase", "",
 	    "--quick-gen-key", "Other <other@example.org>", "ed25519", "sign",
 	    "never", NULL) != 0 ||
-	    run(NULL, "gpg", "--homedir", ghome, "--batch", "--passphrase", "",
+	    tap_run(NULL, "gpg", "--homedir", ghome, "--batch", "--passphrase", "",
 	    "--faked-system-time", "20200101T000000!", "--quick-gen-key",
 	    "Old <old@example.org>", "ed25519", "sign", "2020-06-01",
 	    NULL) != 0 || fpr_of("alice@example.org", fpr) != 0 ||
@@ -1076,14 +1035,14 @@ openpgp(struct patatt *pt)
 		    "keyring file");
 		/* a keyring file for the identity holding another key */
 		snprintf(path, sizeof(path), "%s/other.asc", top);
-		if (run(path, "gpg", "--homedir", ghome, "--batch", "--armor",
+		if (tap_run(path, "gpg", "--homedir", ghome, "--batch", "--armor",
 		    "--export", ofpr, NULL) == 0 && (exp = slurp(path, &len))) {
 			put_key("openpgp/example.org/pgp/default", exp);
 			expect(pt, &msg, PATATT_NOKEY, "OpenPGP, signer not in "
 			    "the identity's keyring file");
 			free(exp);
 		}
-		if (run(path, "gpg", "--homedir", ghome, "--batch",
+		if (tap_run(path, "gpg", "--homedir", ghome, "--batch",
 		    "--export", fpr, NULL) == 0 && (exp = slurp(path, &len))) {
 			write_file(path, exp, len);
 			snprintf(path, sizeof(path),
@@ -1127,7 +1086,7 @@ openpgp(struct patatt *pt)
 		snprintf(path, sizeof(path), "%s/revoke.asc", top);
 		write_file(path, exp, strlen(exp));
 		free(exp);
-		if (run(NULL, "gpg", "--homedir", ghome, "--batch", "--import",
+		if (tap_run(NULL, "gpg", "--homedir", ghome, "--batch", "--import",
 		    path, NULL) == 0 && expect(pt, &good, PATATT_KEY_EXPIRED,
 		    "OpenPGP, key revoked since"))
 			tap_ok(strstr(report.sig[0].detail, "revoked") != NULL,

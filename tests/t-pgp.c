@@ -42,55 +42,15 @@ static const char *const comments[] = {
 	"att-fmt-ver: 0.1", "att-hash: sha256", NULL
 };
 
-/* run - a program with its output to out (or /dev/null); its exit status */
-static int
-run(const char *out, const char *arg0, ...)
-{
-	const char *argv[32];
-	va_list ap;
-	pid_t pid;
-	int n = 0, st, fd;
-
-	argv[n++] = arg0;
-	va_start(ap, arg0);
-	while (n < 31 && (argv[n] = va_arg(ap, const char *)) != NULL)
-		n++;
-	va_end(ap);
-	argv[n] = NULL;
-	fflush(stdout);
-	if ((pid = fork()) < 0)
-		return -1;
-	if (pid == 0) {
-		fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC,
-		    0600);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			if (out == NULL)
-				dup2(fd, 2);
-			close(fd);
-		}
-		fd = open("/dev/null", O_RDONLY);
-		if (fd >= 0) {
-			dup2(fd, 0);
-			close(fd);
-		}
-		execvp(arg0, (char *const *)argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &st, 0) < 0)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static int
 gen_key(const char *home, const char *uid, const char *expire,
     const char *pass)
 {
 	if (pass)
-		return run(NULL, "gpg", "--homedir", home, "--batch",
+		return tap_run(NULL, "gpg", "--homedir", home, "--batch",
 		    "--pinentry-mode", "loopback", "--passphrase", pass,
 		    "--quick-gen-key", uid, "ed25519", "sign", expire, NULL);
-	return run(NULL, "gpg", "--homedir", home, "--batch", "--passphrase",
+	return tap_run(NULL, "gpg", "--homedir", home, "--batch", "--passphrase",
 	    "", "--quick-gen-key", uid, "ed25519", "sign", expire, NULL);
 }
 
@@ -124,7 +84,7 @@ cleanup(void)
 
 	for (i = 0; i < sizeof(homes) / sizeof(homes[0]); i++)
 		if (homes[i][0])
-			run(NULL, "gpgconf", "--homedir", homes[i], "--kill",
+			tap_run(NULL, "gpgconf", "--homedir", homes[i], "--kill",
 			    "all", NULL);
 	if (top[0])
 		nftw(top, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
@@ -167,7 +127,7 @@ gpg_clearsign(const char *home, const char *k1, const char *k2, size_t *len)
 	if (write_file(in, PAYLOAD, sizeof(PAYLOAD) - 1) != 0)
 		return NULL;
 	remove(out);
-	if (run(NULL, "gpg", "--homedir", home, "--batch", "-u", k1, "-u", k2,
+	if (tap_run(NULL, "gpg", "--homedir", home, "--batch", "-u", k1, "-u", k2,
 	    "-o", out, "--clearsign", in, NULL) != 0)
 		return NULL;
 	return tap_read_file(out, len);
@@ -189,7 +149,7 @@ main(void)
 	long ms;
 	int rc;
 
-	if (run(NULL, "gpg", "--version", NULL) != 0)
+	if (tap_run(NULL, "gpg", "--version", NULL) != 0)
 		tap_skip_all("gpg not installed");
 	if (pgp_global_init(&err) != 0)
 		tap_skip_all("GnuPG not usable: %s", err.msg);
@@ -372,9 +332,9 @@ main(void)
 
 	/* A home that imported the public key only. */
 	snprintf(path, sizeof(path), "%s/signer.asc", top);
-	rc = run(path, "gpg", "--homedir", home_a, "--armor", "--export",
+	rc = tap_run(path, "gpg", "--homedir", home_a, "--armor", "--export",
 	    fpr, NULL);
-	rc = rc == 0 ? run(NULL, "gpg", "--homedir", home_c, "--batch",
+	rc = rc == 0 ? tap_run(NULL, "gpg", "--homedir", home_c, "--batch",
 	    "--import", path, NULL) : rc;
 	tap_check_int(rc, 0, "public key imported into another home");
 	pc_gpg = ctx(home_c, TRUST_GPG);
@@ -392,12 +352,12 @@ main(void)
 	    "tofu model: first use is TRUSTED");
 	tap_check_int(state(pc_tofu, fpr, time(NULL)), PGP_KEY_TRUSTED,
 	    "tofu model: still TRUSTED when asked again");
-	rc = run(NULL, "gpg", "--homedir", home_c, "--batch", "--trust-model",
+	rc = tap_run(NULL, "gpg", "--homedir", home_c, "--batch", "--trust-model",
 	    "tofu", "--tofu-policy", "bad", fpr, NULL);
 	tap_check_int(rc, 0, "TOFU policy set to bad");
 	tap_check_int(state(pc_tofu, fpr, time(NULL)), PGP_KEY_UNTRUSTED,
 	    "tofu model: policy bad is UNTRUSTED, same context");
-	rc = run(NULL, "gpg", "--homedir", home_c, "--batch", "--trust-model",
+	rc = tap_run(NULL, "gpg", "--homedir", home_c, "--batch", "--trust-model",
 	    "tofu", "--tofu-policy", "good", fpr, NULL);
 	tap_check_int(state(pc_tofu, fpr, time(NULL)), PGP_KEY_TRUSTED,
 	    "tofu model: policy good is TRUSTED again");
@@ -414,7 +374,7 @@ main(void)
 	snprintf(path, sizeof(path), "%s/revoke.asc", top);
 	rc = rev ? write_file(path, rev, len) : -1;
 	free(rev);
-	rc = rc == 0 ? run(NULL, "gpg", "--homedir", home_c, "--batch",
+	rc = rc == 0 ? tap_run(NULL, "gpg", "--homedir", home_c, "--batch",
 	    "--import", path, NULL) : rc;
 	tap_check_int(rc, 0, "revocation imported");
 	tap_check_int(state(pc_ring, fpr, time(NULL)), PGP_KEY_REVOKED,
@@ -436,7 +396,7 @@ main(void)
 	if (gen_key(home_e, "Locked <locked@example.org>", "never",
 	    "secret") != 0)
 		tap_diag("could not make the passphrase key");
-	run(NULL, "gpgconf", "--homedir", home_e, "--kill", "gpg-agent",
+	tap_run(NULL, "gpgconf", "--homedir", home_e, "--kill", "gpg-agent",
 	    NULL);
 	pe = ctx(home_e, TRUST_GPG);
 	rc = pe ? pgp_clearsign(pe, "locked@example.org", PAYLOAD,

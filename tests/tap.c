@@ -1,9 +1,15 @@
 #include "config.h"
 
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <unistd.h>
 
 #include "tap.h"
 
@@ -179,4 +185,41 @@ tap_srcdir(void)
 	const char *s = getenv("srcdir");
 
 	return s && *s ? s : ".";
+}
+
+int
+tap_run(const char *out, const char *arg0, ...)
+{
+	const char *argv[40];
+	va_list ap;
+	pid_t pid;
+	int n = 0, st, fd;
+
+	argv[n++] = arg0;
+	va_start(ap, arg0);
+	while (n < 39 && (argv[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	fflush(stdout);
+	if ((pid = fork()) < 0)
+		return -1;
+	if (pid == 0) {
+		fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC,
+		    0600);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			close(fd);
+		}
+		if ((fd = open("/dev/null", O_RDWR)) >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 2);
+			close(fd);
+		}
+		execvp(arg0, (char *const *)argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

@@ -31,4 +31,11 @@ char	*tap_read_file(const char *path, size_t *lenp);
 /* tap_srcdir - the source tree's top ($srcdir of make check, else ".") */
 const char *tap_srcdir(void);
 
+/*
+ * tap_run - run a program (NULL-ended arguments, found in PATH) with its
+ * standard output into the file out (NULL: discarded), its standard input
+ * and error on /dev/null; its exit status, or -1.
+ */
+int	tap_run(const char *out, const char *arg0, ...);
+
 #endif
