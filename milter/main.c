@@ -426,6 +426,7 @@ main(int argc, char **argv)
 	if (load(&o, &cf, &problems) != 0) {
 		fputs(problems.len ? problems.buf : "out of memory\n", stderr);
 		sbuf_release(&problems);
+		config_release(&cf);
 		return 1;
 	}
 	sbuf_release(&problems);

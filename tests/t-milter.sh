@@ -125,6 +125,16 @@ Message-ID: <lunch-1@example.net>
 Shall we meet at noon?  No patch in here.
 EOF
 
+# seed 002 signed by the real patatt tool, and the same with a line of its
+# diff changed (when Debian's patatt is installed)
+. "$srcdir/tests/patatt-lib.sh"
+have_patatt=
+if patatt_setup "$T/patatt" && patatt_sign "$D/p1.eml" "$D/patatt.eml"; then
+	sed 's/^+ \* The decision process/+ * The decisive process/' \
+	    "$D/patatt.eml" >"$D/patatt-fail.eml"
+	have_patatt=yes
+fi
+
 # sign KEY HOME: the attestation document of the series, signed by KEY
 sign() {
 	printf 'GnuPGHome %s\n' "$T/$2" >"$T/sign-$2.conf"
@@ -202,7 +212,9 @@ scenario() {
 	# what "patchattest check --header" says of each patch
 	hconf=$d/milter.conf
 	[ -n "$hdr_index" ] && hconf=$T/index-$hdr_index.conf
-	for m in p1 p2 p3 p4 p5 p6 fail-m fail-p none late; do
+	for m in p1 p2 p3 p4 p5 p6 fail-m fail-p none late patatt \
+	    patatt-fail; do
+		[ -f "$d/data/$m.eml" ] || continue
 		"$PATCHATTEST" check -c "$hconf" --header "$d/data/$m.eml" \
 		    >"$d/data/$m.hdr" 2>>"$d/check.log"
 	done
@@ -292,6 +304,14 @@ scenario uidmismatch t-policy.lua main "UIDMatch strict" \
 defines="POLICY=stale"
 scenario stale t-policy.lua main "StalenessDays 30" \
     "AuthservID mx.test.example"
+
+if [ -n "$have_patatt" ]; then
+	scenario patatt t-patatt.lua empty "PatattKeyring $T/patatt/keyring" \
+	    "AuthservID mx.test.example"
+else
+	n=$((n + 1))
+	echo "ok $n - patatt (t-patatt.lua) # SKIP patatt or git is not installed"
+fi
 
 # stopped: every milter, sent SIGTERM, exits 0 within 15 seconds
 stopped() {

@@ -93,6 +93,21 @@ done
 names="seed-001 seed-002 seed-003 seed-004 seed-005 seed-006 seed-007
 tampered unattested forged-none forged-pass plain forged-plain"
 
+# Seed 002 signed by the real patatt tool (X-Developer-Signature), and the
+# same with a line of its diff changed, when Debian's patatt is installed.
+. "$srcdir/tests/patatt-lib.sh"
+have_patatt=
+if patatt_setup "$T/patatt" &&
+    patatt_sign "$seeds"/002-*.patch "$T/patatt.eml"; then
+	sed 's/^+ \* The decision process/+ * The decisive process/' \
+	    "$T/patatt.eml" >"$T/patatt-fail.eml"
+	mkmsg patatt "$T/patatt.eml"
+	mkmsg patatt-fail "$T/patatt-fail.eml"
+	echo "PatattKeyring $T/patatt/keyring" >>"$PA_CONF"
+	names="$names patatt patatt-fail"
+	have_patatt=yes
+fi
+
 # want NAME: the header patchattest check --header gives, unfolded, or
 # nothing for mail that is no patch
 want() {
@@ -112,6 +127,16 @@ result() {
 	f=$(delivered "$1" | head -n 1)
 	[ -n "$f" ] && hdr_block "$f" | grep -i '^X-Patch-Attested:' |
 	    sed 's/^[^:]*: *//' | cut -d';' -f1
+}
+
+# verdict_field NAME: the X-Patch-Attested field of the delivered copy of
+# NAME on one line
+verdict_field() {
+	f=$(delivered "$1" | head -n 1)
+	[ -n "$f" ] && hdr_block "$f" | awk '
+	    /^X-Patch-Attested:/ { on = 1; printf "%s", $0; next }
+	    on && /^[ \t]/ { printf "%s", $0; next }
+	    { on = 0 }'
 }
 
 # check_all WHERE: every message delivered once, with the right header
@@ -172,6 +197,18 @@ for kind in unix inet; do
 	expect "$kind: an unattested patch: none" none "$(result unattested)"
 	expect "$kind: forged pass headers on an unattested patch: none" none \
 	    "$(result forged-none)"
+	if [ -n "$have_patatt" ]; then
+		verdict_field patatt | grep -q -E '^X-Patch-Attested: pass; '\
+'scheme=patatt;.*v0\.1=pass;[[:space:]]*patatt=pass$'
+		ok $? "$kind: patatt-signed seed 002 passes by both schemes"
+		verdict_field patatt-fail |
+		    grep -q -E '^X-Patch-Attested: fail;.*patatt=fail$'
+		ok $? "$kind: patatt-signed, diff changed: fail"
+	else
+		n=$((n + 1))
+		echo "ok $n - $kind: patatt-signed mail # SKIP patatt or git" \
+		    "is not installed"
+	fi
 
 	# One log line per decided message, naming its result; none for
 	# mail that is no patch.
