@@ -12,7 +12,6 @@
 #include <sys/wait.h>
 
 #include <errno.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -55,8 +54,6 @@ static int	 same_doc(const struct att_docinfo *,
 		    const struct att_docinfo *);
 static int	 doc_state(struct attindex *, unsigned, const char *, int);
 static void	 subdir(char *, size_t, const char *);
-static int	 rm_entry(const char *, const struct stat *, int,
-		    struct FTW *);
 static void	 tiny_env(const char *);
 static void	 t_basic(void);
 static void	 t_persist(void);
@@ -210,14 +207,6 @@ static void
 subdir(char *out, size_t len, const char *name)
 {
 	snprintf(out, len, "%s/%s", base, name);
-}
-
-static int
-rm_entry(const char *path, const struct stat *sb, int type, struct FTW *f)
-{
-	(void)sb;
-	(void)f;
-	return type == FTW_DP ? rmdir(path) : unlink(path);
 }
 
 /* tiny_env - an empty LMDB environment at dir with a very small map */
@@ -862,6 +851,6 @@ main(void)
 	t_concurrent();
 	t_kill();
 	t_kill_random();
-	nftw(base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	tap_rmtree(base);
 	return tap_done();
 }

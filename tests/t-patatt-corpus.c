@@ -68,16 +68,6 @@ kill_agent(void)
 		waitpid(pid, &st, 0);
 }
 
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 static void
 cleanup(void)
 {
@@ -85,7 +75,7 @@ cleanup(void)
 	imp = NULL;
 	if (home[0]) {
 		kill_agent();
-		nftw(home, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		tap_rmtree(home);
 	}
 }
 

@@ -17,7 +17,6 @@
 #include <sys/wait.h>
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,42 +93,13 @@ struct spec {
 	const char		*after;		/* fields after the signature */
 };
 
-static int
-write_file(const char *path, const void *data, size_t len)
-{
-	char dir[512], *p;
-	FILE *f;
-	int ok;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (p = dir + 1; (p = strchr(p, '/')) != NULL; p++) {
-		*p = '\0';
-		mkdir(dir, 0700);
-		*p = '/';
-	}
-	if ((f = fopen(path, "wb")) == NULL)
-		return -1;
-	ok = fwrite(data, 1, len, f) == len;
-	return fclose(f) == 0 && ok ? 0 : -1;
-}
-
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 static void
 cleanup(void)
 {
 	if (ghome[0])
 		tap_run(NULL, "gpgconf", "--homedir", ghome, "--kill", "all", NULL);
 	if (top[0])
-		nftw(top, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		tap_rmtree(top);
 }
 
 static void
@@ -177,7 +147,7 @@ put_key(const char *rel, const char *content)
 	char path[512];
 
 	snprintf(path, sizeof(path), "%s/%s", ring, rel);
-	if (write_file(path, content, strlen(content)) != 0)
+	if (tap_write_file(path, content, strlen(content)) != 0)
 		tap_diag("cannot write %s", path);
 }
 
@@ -888,7 +858,7 @@ openssh(struct patatt *pt)
 		tags(&s, &sp);
 		digest_of(d, CANON_HDRS, &s);
 		snprintf(dpath, sizeof(dpath), "%s/d-%s", top, types[i][0]);
-		write_file(dpath, d, 32);
+		tap_write_file(dpath, d, 32);
 		snprintf(spath, sizeof(spath), "%s.sig", dpath);
 		remove(spath);
 		if (tap_run(NULL, "ssh-keygen", "-Y", "sign", "-n", "patatt", "-f",
@@ -933,7 +903,7 @@ gpg_sign(struct sbuf *out, const char *key, const unsigned char d[32],
 
 	snprintf(in, sizeof(in), "%s/d.bin", top);
 	snprintf(sg, sizeof(sg), "%s/d.gpg", top);
-	write_file(in, d, 32);
+	tap_write_file(in, d, 32);
 	remove(sg);
 	if (faked)
 		rc = tap_run(NULL, "gpg", "--homedir", ghome, "--batch",
@@ -1044,12 +1014,12 @@ openpgp(struct patatt *pt)
 		}
 		if (tap_run(path, "gpg", "--homedir", ghome, "--batch",
 		    "--export", fpr, NULL) == 0 && (exp = slurp(path, &len))) {
-			write_file(path, exp, len);
+			tap_write_file(path, exp, len);
 			snprintf(path, sizeof(path),
 			    "%s/openpgp/example.org/pgp/"
 			    "default",
 			    ring);
-			write_file(path, exp, len);
+			tap_write_file(path, exp, len);
 			expect(pt, &msg, PATATT_VALID, "OpenPGP, signer in the "
 			    "identity's (binary) keyring file");
 			free(exp);
@@ -1084,7 +1054,7 @@ openpgp(struct patatt *pt)
 		if (colon)
 			memmove(colon, colon + 1, len - (size_t)(colon - exp));
 		snprintf(path, sizeof(path), "%s/revoke.asc", top);
-		write_file(path, exp, strlen(exp));
+		tap_write_file(path, exp, strlen(exp));
 		free(exp);
 		if (tap_run(NULL, "gpg", "--homedir", ghome, "--batch", "--import",
 		    path, NULL) == 0 && expect(pt, &good, PATATT_KEY_EXPIRED,

@@ -12,7 +12,6 @@
 #include <sys/wait.h>
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,28 +53,6 @@ gen_key(const char *home, const char *uid, const char *expire,
 	    "", "--quick-gen-key", uid, "ed25519", "sign", expire, NULL);
 }
 
-static int
-write_file(const char *path, const void *data, size_t len)
-{
-	FILE *f;
-	int ok;
-
-	if ((f = fopen(path, "wb")) == NULL)
-		return -1;
-	ok = fwrite(data, 1, len, f) == len;
-	return fclose(f) == 0 && ok ? 0 : -1;
-}
-
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 static void
 cleanup(void)
 {
@@ -87,7 +64,7 @@ cleanup(void)
 			tap_run(NULL, "gpgconf", "--homedir", homes[i], "--kill",
 			    "all", NULL);
 	if (top[0])
-		nftw(top, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		tap_rmtree(top);
 }
 
 static struct pgp *
@@ -124,7 +101,7 @@ gpg_clearsign(const char *home, const char *k1, const char *k2, size_t *len)
 
 	snprintf(in, sizeof(in), "%s/in.txt", top);
 	snprintf(out, sizeof(out), "%s/out.asc", top);
-	if (write_file(in, PAYLOAD, sizeof(PAYLOAD) - 1) != 0)
+	if (tap_write_file(in, PAYLOAD, sizeof(PAYLOAD) - 1) != 0)
 		return NULL;
 	remove(out);
 	if (tap_run(NULL, "gpg", "--homedir", home, "--batch", "-u", k1, "-u", k2,
@@ -372,7 +349,7 @@ main(void)
 		len--;
 	}
 	snprintf(path, sizeof(path), "%s/revoke.asc", top);
-	rc = rev ? write_file(path, rev, len) : -1;
+	rc = rev ? tap_write_file(path, rev, len) : -1;
 	free(rev);
 	rc = rc == 0 ? tap_run(NULL, "gpg", "--homedir", home_c, "--batch",
 	    "--import", path, NULL) : rc;

@@ -1,9 +1,11 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,4 +224,39 @@ tap_run(const char *out, const char *arg0, ...)
 	if (waitpid(pid, &st, 0) < 0)
 		return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int
+tap_write_file(const char *path, const void *data, size_t len)
+{
+	char dir[4096], *p;
+	FILE *f;
+	int ok;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (p = dir + 1; (p = strchr(p, '/')) != NULL; p++) {
+		*p = '\0';
+		mkdir(dir, 0700);
+		*p = '/';
+	}
+	if ((f = fopen(path, "wb")) == NULL)
+		return -1;
+	ok = fwrite(data, 1, len, f) == len;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+static int
+rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+void
+tap_rmtree(const char *dir)
+{
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -38,4 +38,10 @@ const char *tap_srcdir(void);
  */
 int	tap_run(const char *out, const char *arg0, ...);
 
+/* tap_write_file - data into path, making its folders; 0 or -1 */
+int	tap_write_file(const char *path, const void *data, size_t len);
+
+/* tap_rmtree - dir and everything in it, as far as it goes */
+void	tap_rmtree(const char *dir);
+
 #endif
