@@ -31,25 +31,8 @@ cleanup() {
 trap cleanup 0
 trap 'exit 1' HUP INT TERM
 
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-skip() {
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
-# diag FILE: a file as TAP comments
-diag() {
-	[ -s "$1" ] && tail -n 20 "$1" | sed 's/^/#   /'
-}
+. "$srcdir/tests/tap.sh"
+
 # has FILE LINE DESCRIPTION: FILE holds LINE, exactly, as a whole line
 has() {
 	grep -qxF -- "$2" "$1"
@@ -177,5 +160,4 @@ else
 	    "systemd: the timer makes up missed runs"
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

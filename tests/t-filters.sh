@@ -49,36 +49,8 @@ trap 'exit 1' HUP INT TERM
 # and the script, but may write only its own Maildirs.
 chmod 755 "$T"
 
-n=0
-failed=0
-# ok STATUS DESCRIPTION: one TAP line
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-# skip DESCRIPTION REASON
-skip() {
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
-# expect DESCRIPTION WANT GOT
-expect() {
-	if [ "$2" = "$3" ]; then
-		ok 0 "$1"
-	else
-		ok 1 "$1"
-		printf '#   want: %s\n#   got:  %s\n' "$2" "$3"
-	fi
-}
-# diag FILE: the end of a file as TAP comments
-diag() {
-	[ -s "$1" ] && tail -n 20 "$1" | sed 's/^/#   /'
-}
+. "$srcdir/tests/tap.sh"
+
 # setup STATUS WHAT LOG: a preparation step; a failure ends the test
 setup() {
 	if [ "$1" -ne 0 ]; then
@@ -300,5 +272,4 @@ EOF
 	    . "$(folder "$T/sv-forged-none")"
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

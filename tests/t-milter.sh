@@ -309,8 +309,7 @@ if [ -n "$have_patatt" ]; then
 	scenario patatt t-patatt.lua empty "PatattKeyring $T/patatt/keyring" \
 	    "AuthservID mx.test.example"
 else
-	n=$((n + 1))
-	echo "ok $n - patatt (t-patatt.lua) # SKIP patatt or git is not installed"
+	skip "patatt (t-patatt.lua)" "patatt or git is not installed"
 fi
 
 # stopped: every milter, sent SIGTERM, exits 0 within 15 seconds

@@ -205,9 +205,8 @@ for kind in unix inet; do
 		    grep -q -E '^X-Patch-Attested: fail;.*patatt=fail$'
 		ok $? "$kind: patatt-signed, diff changed: fail"
 	else
-		n=$((n + 1))
-		echo "ok $n - $kind: patatt-signed mail # SKIP patatt or git" \
-		    "is not installed"
+		skip "$kind: patatt-signed mail" \
+		    "patatt or git is not installed"
 	fi
 
 	# One log line per decided message, naming its result; none for

@@ -1,6 +1,7 @@
 # tap.sh - TAP output for the shell tests; sourced.
 #
 # ok STATUS DESCRIPTION prints one test line (STATUS 0 passes);
+# skip DESCRIPTION REASON one test that could not run;
 # expect DESCRIPTION WANT GOT compares two values and shows both on a
 # failure; diag FILE [LINES] shows the end of a file as comments;
 # tap_end prints the plan and gives the suite's status.
@@ -16,6 +17,11 @@ ok() {
 		echo "not ok $n - $2"
 		failed=$((failed + 1))
 	fi
+}
+
+skip() {
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
 }
 
 expect() {
