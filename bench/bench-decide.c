@@ -181,14 +181,6 @@ verify_docs(struct pgp *pgp, struct sbuf *docs, double indexed)
 	    indexed);
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* time_decisions - ndecisions decisions on msg; each must be want */
 static void
 time_decisions(struct decider *dc, const struct mailmsg *msg,
@@ -197,6 +189,7 @@ time_decisions(struct decider *dc, const struct mailmsg *msg,
 	struct decision d;
 	double *lat, t0;
 	unsigned long k;
+	char prefix[64];
 
 	if ((lat = calloc(ndecisions, sizeof(*lat))) == NULL)
 		bench_die("decide", strerror(errno));
@@ -209,11 +202,8 @@ time_decisions(struct decider *dc, const struct mailmsg *msg,
 			bench_die(name, d.reason[0] ? d.reason :
 			    verdict_name(d.result));
 	}
-	qsort(lat, ndecisions, sizeof(*lat), cmp_double);
-	printf("decide_%s_p50 %.1f us\n", name, lat[ndecisions / 2] * 1e6);
-	printf("decide_%s_p99 %.1f us\n", name,
-	    lat[ndecisions * 99 / 100] * 1e6);
-	printf("decide_%s_max %.1f us\n", name, lat[ndecisions - 1] * 1e6);
+	snprintf(prefix, sizeof(prefix), "decide_%s", name);
+	bench_latencies(prefix, lat, ndecisions);
 	free(lat);
 }
 

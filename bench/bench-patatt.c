@@ -462,14 +462,6 @@ pgp_signer(struct signer *s, const char *home)
 	gpgme_set_armor(s->pgp, 0);
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * timed - n patatt_check() calls on msgs[0..nmsgs) in turn, each must be
  * one VALID signature; the figures as name_*; returns the p50 in seconds
@@ -482,6 +474,7 @@ timed(struct patatt *pt, struct mailmsg **msgs, size_t nmsgs,
 	struct pa_err err;
 	double *lat, t0, t1, start, p50;
 	unsigned long k;
+	char prefix[64];
 
 	if ((lat = calloc(n, sizeof(*lat))) == NULL)
 		bench_die("timing", strerror(ENOMEM));
@@ -496,12 +489,10 @@ timed(struct patatt *pt, struct mailmsg **msgs, size_t nmsgs,
 			bench_die(name, r.n ? r.sig[0].detail : "no signature");
 	}
 	t1 = bench_now() - start;
-	qsort(lat, n, sizeof(*lat), cmp_double);
 	printf("patatt_%s_messages %zu distinct\n", name, nmsgs);
 	printf("patatt_%s_count %lu verifications\n", name, n);
-	printf("patatt_%s_p50 %.1f us\n", name, lat[n / 2] * 1e6);
-	printf("patatt_%s_p99 %.1f us\n", name, lat[n * 99 / 100] * 1e6);
-	printf("patatt_%s_max %.1f us\n", name, lat[n - 1] * 1e6);
+	snprintf(prefix, sizeof(prefix), "patatt_%s", name);
+	bench_latencies(prefix, lat, n);
 	printf("patatt_%s_rate %.0f messages/s\n", name, (double)n / t1);
 	if (strcmp(name, "openpgp") != 0) {
 		printf("patatt_%s_p50_under_%.0fus %s\n", name, BUDGET_US,
@@ -556,9 +547,7 @@ raw_ed25519(EVP_PKEY *key, unsigned long n)
 		lat[k] = bench_now() - t0;
 	}
 	EVP_MD_CTX_free(ctx);
-	qsort(lat, n, sizeof(*lat), cmp_double);
-	printf("ed25519_raw_verify_p50 %.1f us\n", lat[n / 2] * 1e6);
-	printf("ed25519_raw_verify_p99 %.1f us\n", lat[n * 99 / 100] * 1e6);
+	bench_latencies("ed25519_raw_verify", lat, n);
 	p50 = lat[n / 2];
 	free(lat);
 	return p50;

@@ -42,6 +42,23 @@ bench_getnum(const char *s, unsigned long min, unsigned long max)
 }
 
 static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+void
+bench_latencies(const char *prefix, double *lat, size_t n)
+{
+	qsort(lat, n, sizeof(*lat), cmp_double);
+	printf("%s_p50 %.1f us\n", prefix, lat[n / 2] * 1e6);
+	printf("%s_p99 %.1f us\n", prefix, lat[n * 99 / 100] * 1e6);
+	printf("%s_max %.1f us\n", prefix, lat[n - 1] * 1e6);
+}
+
+static int
 rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *f)
 {
 	(void)sb;
