@@ -12,7 +12,10 @@
 #ifndef PA_PATATT_INT_H
 #define PA_PATATT_INT_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
+#include <time.h>
 
 #include "patchattest.h"
 #include "digest.h"
@@ -135,13 +138,6 @@ int	patatt_key_path(char *out, size_t size, const char *algo,
 	    const char *identity, const char *selector);
 /* patatt_key_byhash - "by-hash/XX/<hex SHA-256 of path>" into out */
 int	patatt_key_byhash(char *out, size_t size, const char *path);
-/*
- * patatt_key_find - read the key for path from dir (then its by-hash
- * path) into file, with the path found in src.  0, PA_ENOTFOUND,
- * PA_ETOOBIG (over PATATT_KEYFILE_MAX), PA_ENOMEM, PA_ERROR (why in err).
- */
-int	patatt_key_find(const char *dir, const char *path, struct sbuf *file,
-	    char *src, size_t srcsize, struct pa_err *err);
 /* patatt_key_ed25519 - the 32 bytes of a Base64 key file; -1 if not */
 int	patatt_key_ed25519(const char *s, size_t len, unsigned char pub[32]);
 /* patatt_key_openssh - the key blob of an "authorized_keys" line */
@@ -157,6 +153,46 @@ int	patatt_key_openpgp(const char *s, size_t len, struct sbuf *fprs);
  * gives for a missing key) is one of fprs
  */
 int	patatt_fpr_in(const struct sbuf *fprs, const char *fpr);
+
+/*
+ * A keyring file read and parsed (patatt-keycache.c): the key it holds
+ * for algo, and the identity of the file it was read from.
+ */
+struct patatt_keyfile {
+	char			*src;		/* the file's path; NULL: unused */
+	enum patatt_algo	 algo;
+	int			 usable;	/* the file is a key of algo */
+	unsigned char		 ed[32];	/* ed25519 */
+	struct sbuf		 data;		/* SSH key blob, OpenPGP fprs */
+	dev_t			 dev;
+	ino_t			 ino;
+	off_t			 size;
+	struct timespec		 mtime, ctime;
+	int			 cacheable;	/* not changed just before
+						   it was read */
+	unsigned long		 last_use;
+};
+
+#define PATATT_KEYCACHE_MAX	32
+
+struct patatt_keycache {
+	struct patatt_keyfile	 slot[PATATT_KEYCACHE_MAX];
+	unsigned long		 clock;
+	struct sbuf		 file;		/* the file being read */
+};
+
+void	patatt_keycache_init(struct patatt_keycache *);
+void	patatt_keycache_release(struct patatt_keycache *);
+/*
+ * patatt_keycache_get - the key file for path in dir, else its by-hash
+ * path, parsed as a key of algo (usable says whether it is one), from
+ * the cache while the file is unchanged.  *out belongs to the cache and
+ * stays valid until the next call.  0, PA_ENOTFOUND, PA_ETOOBIG (over
+ * PATATT_KEYFILE_MAX), PA_ENOMEM, PA_ERROR (why in err).
+ */
+int	patatt_keycache_get(struct patatt_keycache *, const char *dir,
+	    const char *path, enum patatt_algo algo,
+	    const struct patatt_keyfile **out, struct pa_err *err);
 
 struct sshsig_ed;
 
@@ -174,8 +210,7 @@ struct patatt {
 	struct patatt_tags	 tags;		/* the signature judged */
 	struct patatt_tags	 ktags;		/* an X-Developer-Key */
 	struct sbuf		 work;
-	struct sbuf		 file;		/* a key file */
-	struct sbuf		 key;		/* SSH key blob, OpenPGP fprs */
+	struct patatt_keycache	 keys;
 	struct sbuf		 sig;		/* b=, decoded */
 	struct sbuf		 plain;		/* OpenPGP signed content */
 	char			*used;
@@ -196,6 +231,7 @@ struct patatt_check {
 	const char		*word;		/* "ed25519", ... */
 	enum patatt_keyfrom	 from;
 	unsigned char		 ed[32];	/* ed25519 key */
+	const struct patatt_keyfile *key;	/* from the keyring, or NULL */
 	int			 have_fprs;	/* OpenPGP: a keyring file */
 	int			 sig_state;	/* 0 not decoded, 1 ok, -1 bad */
 	int			 pgp_done;	/* psig holds GnuPG's verdict */

@@ -4,7 +4,7 @@
  * A key for algorithm A, identity local@domain and selector S is the file
  * A/<domain>/<local>/<S> (parts lower-cased and URL-quoted as Python's
  * quote_plus does), else by-hash/XX/<rest of the hex SHA-256 of that
- * path>.  Unlike patatt, a part that is empty, "." or ".." names no file:
+ * path> (patatt-keycache.c reads them).  Unlike patatt, a part that is empty, "." or ".." names no file:
  * quote_plus leaves dots alone, and "..@.." would leave the keyring.
  * Identities are lower-cased in ASCII only (Python lowers all of Unicode).
  *
@@ -15,15 +15,9 @@
  */
 #include "config.h"
 
-#include <sys/types.h>
-#include <sys/stat.h>
-
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include <openssl/evp.h>
 
@@ -38,7 +32,6 @@
 #define PKT_PUBSUBKEY	14
 
 static int	 quote_part(char *, size_t, size_t *, const char *, size_t);
-static int	 read_file(const char *, struct sbuf *, struct pa_err *);
 static int	 add_fpr(struct sbuf *, const unsigned char *, size_t);
 static int	 packets(const unsigned char *, size_t, struct sbuf *);
 static int	 blank(const char *, size_t);
@@ -119,85 +112,6 @@ patatt_key_byhash(char *out, size_t size, const char *path)
 	    size)
 		return PA_ETOOBIG;
 	return 0;
-}
-
-/* read_file - a regular file of at most PATATT_KEYFILE_MAX bytes */
-static int
-read_file(const char *path, struct sbuf *out, struct pa_err *err)
-{
-	struct stat st;
-	ssize_t got;
-	int fd, rc = 0;
-
-	sbuf_reset(out);
-	if ((fd = open(path, O_RDONLY | O_NOCTTY)) < 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return PA_ENOTFOUND;
-		pa_err_set(err, "key file %s: %s", path, strerror(errno));
-		return PA_ERROR;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		pa_err_set(err, "key file %s: not a regular file", path);
-		return PA_ERROR;
-	}
-	if (st.st_size > (off_t)PATATT_KEYFILE_MAX) {
-		close(fd);
-		pa_err_set(err, "key file %s: over %u bytes", path,
-		    PATATT_KEYFILE_MAX);
-		return PA_ETOOBIG;
-	}
-	for (;;) {
-		if ((rc = sbuf_grow(out, 4096)) != 0)
-			break;
-		got = read(fd, out->buf + out->len, 4096);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			pa_err_set(err, "key file %s: %s", path,
-			    strerror(errno));
-			rc = PA_ERROR;
-			break;
-		}
-		if (got == 0)
-			break;
-		out->len += (size_t)got;
-		out->buf[out->len] = '\0';
-		if (out->len > PATATT_KEYFILE_MAX) {
-			pa_err_set(err, "key file %s: over %u bytes", path,
-			    PATATT_KEYFILE_MAX);
-			rc = PA_ETOOBIG;
-			break;
-		}
-	}
-	close(fd);
-	return rc;
-}
-
-int
-patatt_key_find(const char *dir, const char *path, struct sbuf *file,
-    char *src, size_t srcsize, struct pa_err *err)
-{
-	char byhash[PATATT_PATH_MAX];
-	const char *try[2];
-	size_t i;
-	int rc;
-
-	if (dir == NULL)
-		return PA_ENOTFOUND;
-	try[0] = path;
-	try[1] = byhash;
-	if ((rc = patatt_key_byhash(byhash, sizeof(byhash), path)) != 0)
-		return rc;
-	for (i = 0; i < 2; i++) {
-		if ((size_t)snprintf(src, srcsize, "%s/%s", dir, try[i]) >=
-		    srcsize)
-			return PA_ENOTFOUND;
-		if ((rc = read_file(src, file, err)) != PA_ENOTFOUND)
-			return rc;
-	}
-	src[0] = '\0';
-	return PA_ENOTFOUND;
 }
 
 int

@@ -101,7 +101,7 @@ verify_openpgp(struct patatt *pt, struct patatt_check *c,
 	switch (ps->status) {
 	case PGP_SIG_NOKEY:
 		/* A keyring file with that key: the admin did not import it. */
-		in_file = c->have_fprs && patatt_fpr_in(&pt->key, ps->fpr);
+		in_file = c->have_fprs && patatt_fpr_in(&c->key->data, ps->fpr);
 		patatt_set(s, PATATT_NOKEY,
 		    "%s/%s: no OpenPGP key %s in the GnuPG home%s%s",
 		    s->identity, s->selector, ps->fpr,
@@ -118,7 +118,7 @@ verify_openpgp(struct patatt *pt, struct patatt_check *c,
 	case PGP_SIG_GOOD:
 		break;
 	}
-	if (c->have_fprs && !patatt_fpr_in(&pt->key, ps->fpr))
+	if (c->have_fprs && !patatt_fpr_in(&c->key->data, ps->fpr))
 		patatt_set(s, PATATT_NOKEY,
 		    "signed by %s, which is not a key of %s", ps->fpr,
 		    s->keysrc);
@@ -220,8 +220,8 @@ patatt_verify(struct patatt *pt, struct patatt_check *c,
 		return 0;
 	case PATATT_OPENSSH:
 		if (c->from == PATATT_KEY_RING) {
-			key = (const unsigned char *)pt->key.buf;
-			keylen = pt->key.len;
+			key = (const unsigned char *)c->key->data.buf;
+			keylen = c->key->data.len;
 		} else if ((key = sshsig_pubkey(sig, pt->sig.len, &keylen)) ==
 		    NULL || (rc = sshsig_fingerprint(fpr, key, keylen)) != 0 ||
 		    strcmp(fpr, s->offered) != 0) {

@@ -145,8 +145,7 @@ patatt_new(const char *keyring, const char *gnupg_home, struct pa_err *err)
 	patatt_tags_init(&pt->tags);
 	patatt_tags_init(&pt->ktags);
 	sbuf_init(&pt->work, 0);
-	sbuf_init(&pt->file, PATATT_KEYFILE_MAX);
-	sbuf_init(&pt->key, PATATT_KEYFILE_MAX);
+	patatt_keycache_init(&pt->keys);
 	sbuf_init(&pt->sig, SIG_MAX);
 	sbuf_init(&pt->plain, PLAIN_MAX);
 	if (keyring && (pt->keyring = strdup(keyring)) == NULL) {
@@ -182,8 +181,7 @@ patatt_free(struct patatt *pt)
 	patatt_tags_release(&pt->tags);
 	patatt_tags_release(&pt->ktags);
 	sbuf_release(&pt->work);
-	sbuf_release(&pt->file);
-	sbuf_release(&pt->key);
+	patatt_keycache_release(&pt->keys);
 	sbuf_release(&pt->sig);
 	sbuf_release(&pt->plain);
 	free(pt->used);
@@ -270,6 +268,7 @@ find_key(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s,
     struct pa_err *err)
 {
 	char path[PATATT_PATH_MAX];
+	const struct patatt_keyfile *kf = NULL;
 	struct pa_err kerr;
 	int rc;
 
@@ -282,8 +281,8 @@ find_key(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s,
 		return 0;
 	}
 	if (rc == 0)
-		rc = patatt_key_find(pt->keyring, path, &pt->file, s->keysrc,
-		    sizeof(s->keysrc), &kerr);
+		rc = patatt_keycache_get(&pt->keys, pt->keyring, path, s->algo,
+		    &kf, &kerr);
 	else
 		rc = PA_ENOTFOUND;
 	if (rc == PA_ENOMEM)
@@ -294,23 +293,17 @@ find_key(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s,
 	}
 	s->result = PATATT_BADSIG;	/* until something verifies */
 	if (rc == 0) {
+		patatt_copy(s->keysrc, sizeof(s->keysrc), kf->src,
+		    strlen(kf->src));
 		c->from = PATATT_KEY_RING;
-		if (s->algo == PATATT_ED25519)
-			rc = patatt_key_ed25519(pt->file.buf, pt->file.len,
-			    c->ed);
-		else if (s->algo == PATATT_OPENSSH)
-			rc = patatt_key_openssh(pt->file.buf, pt->file.len,
-			    &pt->key);
-		else {
-			rc = patatt_key_openpgp(pt->file.buf, pt->file.len,
-			    &pt->key);
-			c->have_fprs = rc == 0;
-		}
-		if (rc == PA_ENOMEM)
-			return rc;
-		if (rc != 0)
+		c->key = kf;
+		if (!kf->usable) {
 			patatt_set(s, PATATT_ERROR,
 			    "key file %s is not an %s key", s->keysrc, c->word);
+			return 0;
+		}
+		memcpy(c->ed, kf->ed, sizeof(c->ed));
+		c->have_fprs = s->algo == PATATT_OPENPGP;
 		return 0;
 	}
 	s->keysrc[0] = '\0';

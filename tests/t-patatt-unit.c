@@ -328,6 +328,79 @@ expect(struct patatt *pt, const struct sbuf *msg, enum patatt_result want,
 	return ok;
 }
 
+/*
+ * keyfiles - keyring files changed while the verifier lives: a change is
+ * seen at once, also a second change in the same clock tick; more signers
+ * than the key cache holds all verify.
+ */
+static void
+keyfiles(struct patatt *pt)
+{
+	enum { NSIGNERS = PATATT_KEYCACHE_MAX + 8 };
+	static struct key dev[NSIGNERS];
+	struct key alice, bob;
+	struct spec sp;
+	struct sbuf msg;
+	char rel[128], id[64], path[512];
+	size_t i, round, ok;
+	const char *ring_rel = "ed25519/example.org/kf/20250602";
+
+	keygen(&alice);
+	keygen(&bob);
+	sbuf_init(&msg, SBUF_NOMAX);
+	memset(&sp, 0, sizeof(sp));
+	sp.key = &alice;
+	sp.i = "kf@example.org";
+	build(&msg, &sp);
+
+	put_key(ring_rel, alice.pub);
+	usleep(1100 * 1000);	/* old enough to be kept */
+	expect(pt, &msg, PATATT_VALID, "key file read once");
+	expect(pt, &msg, PATATT_VALID, "  ... and again");
+	put_key(ring_rel, bob.pub);	/* same size, same inode */
+	expect(pt, &msg, PATATT_BADSIG, "  ... replaced by another key");
+	put_key(ring_rel, alice.pub);
+	expect(pt, &msg, PATATT_VALID, "  ... the first key back");
+	put_key(ring_rel, bob.pub);	/* within the same tick, likely */
+	expect(pt, &msg, PATATT_BADSIG,
+	    "  ... replaced again right after it was read");
+	snprintf(path, sizeof(path), "%s/%s", ring, ring_rel);
+	unlink(path);
+	expect(pt, &msg, PATATT_NOKEY, "  ... removed");
+
+	for (i = 0; i < NSIGNERS; i++) {
+		keygen(&dev[i]);
+		snprintf(rel, sizeof(rel),
+		    "ed25519/example.org/dev%zu/20250602", i);
+		put_key(rel, dev[i].pub);
+	}
+	usleep(1100 * 1000);
+	for (round = 0; round < 2; round++) {
+		for (i = ok = 0; i < NSIGNERS; i++) {
+			snprintf(id, sizeof(id), "dev%zu@example.org", i);
+			sp.i = id;
+			sp.key = &dev[i];
+			build(&msg, &sp);
+			ok += check(pt, msg.buf, msg.len) == 0 &&
+			    report.n == 1 &&
+			    report.sig[0].result == PATATT_VALID;
+			sp.key = &dev[(i + 1) % NSIGNERS];
+			build(&msg, &sp);
+			ok += check(pt, msg.buf, msg.len) == 0 &&
+			    report.n == 1 &&
+			    report.sig[0].result == PATATT_BADSIG;
+		}
+		tap_check_int((long long)ok, 2 * NSIGNERS, "%d signers, "
+		    "each with its own key and not another's (round %zu)",
+		    NSIGNERS, round + 1);
+	}
+	for (i = 0; i < NSIGNERS; i++)
+		EVP_PKEY_free(dev[i].pk);
+	EVP_PKEY_free(alice.pk);
+	EVP_PKEY_free(bob.pk);
+	sbuf_release(&msg);
+}
+
 /* synthetic - messages signed here with Ed25519 keys */
 static void
 synthetic(struct patatt *pt)
@@ -1248,6 +1321,7 @@ main(void)
 
 	pieces();
 	synthetic(pt);
+	keyfiles(pt);
 	samples();
 	openssh(pt);
 	openpgp(pt);
