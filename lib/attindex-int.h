@@ -1,6 +1,7 @@
 /*
  * attindex-int.h - what the parts of the index (attindex.c: opening,
- * writing, growing; attindex-read.c: reading) share.
+ * transactions, growing; attindex-ops.c: the writes; attindex-read.c:
+ * reading) share.
  */
 #ifndef PA_ATTINDEX_INT_H
 #define PA_ATTINDEX_INT_H
@@ -74,6 +75,9 @@ void	sanitize(char *, size_t, const void *, size_t);
 /* rbegin - a read transaction, with maplock held shared until rend() */
 int	rbegin(struct attindex *, MDB_txn **, struct pa_err *);
 void	rend(struct attindex *, MDB_txn *);
+/* idx_apply - one journal operation in h->wtxn; an LMDB or errno code */
+int	idx_apply(struct attindex *, int op, const unsigned char *p,
+	    size_t len);
 /* wcheck - 0 when a write transaction is open and usable */
 int	wcheck(struct attindex *, struct pa_err *);
 
