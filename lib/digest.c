@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <pthread.h>
+
 #include <openssl/evp.h>
 
 #include "patchattest.h"
@@ -11,12 +13,36 @@ const unsigned char digest_empty[DIGEST_LEN] = {
 	0x93, 0x4c, 0xa4, 0x95, 0x99, 0x1b, 0x78, 0x52, 0xb8, 0x55,
 };
 
+#if OPENSSL_VERSION_NUMBER >= 0x30000000L
+/*
+ * OpenSSL 3 looks EVP_sha256() up in its provider tables at every
+ * initialisation, under a lock; look it up once.
+ */
+static EVP_MD		*sha256_md;
+static pthread_once_t	 sha256_once = PTHREAD_ONCE_INIT;
+
+static void
+sha256_fetch(void)
+{
+	sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
+static const EVP_MD *
+sha256(void)
+{
+	pthread_once(&sha256_once, sha256_fetch);
+	return sha256_md != NULL ? sha256_md : EVP_sha256();
+}
+#else
+#define sha256()	EVP_sha256()
+#endif
+
 void
 digest_init(struct digest *d)
 {
 	d->failed = 0;
 	d->ctx = EVP_MD_CTX_new();
-	if (d->ctx == NULL || EVP_DigestInit_ex(d->ctx, EVP_sha256(), NULL) != 1)
+	if (d->ctx == NULL || EVP_DigestInit_ex(d->ctx, sha256(), NULL) != 1)
 		d->failed = 1;
 }
 
@@ -38,7 +64,7 @@ digest_final(struct digest *d, unsigned char out[DIGEST_LEN])
 		return PA_ENOMEM;
 	}
 	/* Ready for another message without a new allocation. */
-	if (EVP_DigestInit_ex(d->ctx, EVP_sha256(), NULL) != 1)
+	if (EVP_DigestInit_ex(d->ctx, sha256(), NULL) != 1)
 		d->failed = 1;
 	return 0;
 }
@@ -55,7 +81,7 @@ digest_sha256(unsigned char out[DIGEST_LEN], const void *data, size_t len)
 {
 	unsigned int n = 0;
 
-	if (EVP_Digest(data, len, out, &n, EVP_sha256(), NULL) != 1 ||
+	if (EVP_Digest(data, len, out, &n, sha256(), NULL) != 1 ||
 	    n != DIGEST_LEN)
 		return PA_ENOMEM;
 	return 0;
