@@ -45,6 +45,7 @@ mime_header(const char *hdr, size_t hdrlen, const char *name, size_t *vlen)
 			break;
 		p = nl + 1;
 	}
+	*vlen = 0;
 	return NULL;
 }
 

@@ -32,7 +32,10 @@ int	mime_walk(const char *hdr, size_t hdrlen, const char *body,
 	    size_t bodylen, int (*visit)(const struct mime_part *, void *),
 	    void *arg);
 
-/* mime_header - first field called name in a header block, or NULL */
+/*
+ * mime_header - the value of the first field called name in a header
+ * block, its length in *vlen; NULL (and 0) when there is none
+ */
 const char	*mime_header(const char *hdr, size_t hdrlen, const char *name,
 		    size_t *vlen);
 

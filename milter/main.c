@@ -220,6 +220,7 @@ set_nodelay(void)
 		if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening,
 		    &len) != 0 || !listening)
 			continue;
+		memset(&ss, 0, sizeof(ss));
 		len = sizeof(ss);
 		if (getsockname(fd, (struct sockaddr *)&ss, &len) == 0 &&
 		    (ss.ss_family == AF_INET || ss.ss_family == AF_INET6))
