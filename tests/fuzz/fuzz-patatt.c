@@ -1,0 +1,45 @@
+/*
+ * fuzz-patatt - libFuzzer target: any bytes as a mail whose
+ * X-Developer-Signature headers are judged.  FUZZ_KEYRING names a patatt
+ * keyring (say, the corpus's), FUZZ_GNUPGHOME a GnuPG home; OpenPGP
+ * signatures run gpg, so they are slow but judged all the same.
+ */
+#include "config.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "patchattest.h"
+#include "patatt.h"
+#include "pgp.h"
+
+#define FUZZ_MAIL_MAX	((size_t)4 << 20)
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct mailmsg *m;
+	static struct patatt *pt;
+	struct patatt_report r;
+	struct pa_err err;
+
+	if (pt == NULL) {
+		if (pgp_global_init(&err) != 0 ||
+		    (pt = patatt_new(getenv("FUZZ_KEYRING"),
+		    getenv("FUZZ_GNUPGHOME"), &err)) == NULL) {
+			fprintf(stderr, "fuzz-patatt: %s\n", err.msg);
+			abort();
+		}
+		if ((m = mailmsg_new(FUZZ_MAIL_MAX)) == NULL)
+			abort();
+	}
+	mailmsg_reset(m);
+	if (mailmsg_parse(m, data, size) != 0)
+		return 0;
+	(void)patatt_check(pt, m, &r, &err);
+	return 0;
+}
