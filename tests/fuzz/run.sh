@@ -4,7 +4,7 @@
 #
 # usage: tests/fuzz/run.sh [SECONDS [TARGET...]]
 #
-# TARGET is msghash, attdoc or patatt (default: all).  The library is
+# TARGET is msghash, mailpush, attdoc or patatt (default: all).  The library is
 # built with clang in a directory of its own (FUZZ_BUILD, default a new
 # temporary one).  Seeds: the test fixtures, and the corpus when there is
 # one ($PATCHATTEST_CORPUS, else ../shared/corpus beside the source),
@@ -17,7 +17,7 @@ set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-300}
 [ $# -gt 0 ] && shift
-targets=${*:-msghash attdoc patatt}
+targets=${*:-msghash mailpush attdoc patatt}
 corpus=${PATCHATTEST_CORPUS:-$src/../shared/corpus}
 build=${FUZZ_BUILD:-$(mktemp -d "${TMPDIR:-/tmp}/patchattest-fuzz.XXXXXX")}
 flags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
@@ -40,7 +40,7 @@ seeds()
 	mkdir -p "$2" || exit 2
 	dest=$(cd "$2" && pwd)
 	case $1 in
-	msghash)
+	msghash|mailpush)
 		cp "$src"/tests/fixtures/mail/*.eml \
 		    "$src"/tests/fixtures/seeds/*.patch "$dest"
 		[ -d "$corpus/linux-leds/messages" ] &&
