@@ -22,7 +22,18 @@
 
 atomic_long			 state_in_flight;
 
+/*
+ * Writers first: glibc's default lets readers in while a writer waits, and
+ * decisions that overlap (an OpenPGP signature holds the lock for a gpg
+ * run) would keep a reload waiting for as long as the traffic lasts.
+ * Nothing takes the lock shared twice, which writer preference forbids.
+ */
+#ifdef PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP
+static pthread_rwlock_t		 index_lock =
+    PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+#else
 static pthread_rwlock_t		 index_lock = PTHREAD_RWLOCK_INITIALIZER;
+#endif
 static pthread_mutex_t		 pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct generation	*current;	/* swapped under both locks */
 static struct attindex		*index_handle;	/* NULL: not open */
