@@ -20,18 +20,11 @@
 src=$(cd "$srcdir" && pwd) || exit 1
 contrib=$src/contrib
 
+. "$srcdir/tests/tap.sh"
 T=$(mktemp -d "${TMPDIR:-/tmp}/t-contrib.XXXXXX") || exit 1
-cleanup() {
-	if [ -n "$PATCHATTEST_KEEP" ]; then
-		echo "# kept $T"
-	else
-		rm -rf "$T"
-	fi
-}
-trap cleanup 0
+trap workdir_release 0
 trap 'exit 1' HUP INT TERM
 
-. "$srcdir/tests/tap.sh"
 
 # has FILE LINE DESCRIPTION: FILE holds LINE, exactly, as a whole line
 has() {

@@ -34,22 +34,14 @@ for prog in gpg gpgconf; do
 	fi
 done
 
+. "$srcdir/tests/tap.sh"
 T=$(mktemp -d "${TMPDIR:-/tmp}/t-filters.XXXXXX") || exit 1
-cleanup() {
-	[ -d "$T/gnupg" ] && gpgconf --homedir "$T/gnupg" --kill all 2>/dev/null
-	if [ -n "$PATCHATTEST_KEEP" ]; then
-		echo "# kept $T"
-	else
-		rm -rf "$T"
-	fi
-}
-trap cleanup 0
+trap workdir_release 0
 trap 'exit 1' HUP INT TERM
 # sieve-test runs as nobody when we are root: it must reach the messages
 # and the script, but may write only its own Maildirs.
 chmod 755 "$T"
 
-. "$srcdir/tests/tap.sh"
 
 # setup STATUS WHAT LOG: a preparation step; a failure ends the test
 setup() {

@@ -39,6 +39,7 @@ if [ ! -x "$RECORDER" ]; then
 	exit 0
 fi
 
+. "$srcdir/tests/tap.sh"
 T=$(mktemp -d "${TMPDIR:-/tmp}/t-milter.XXXXXX") || exit 1
 # pids: recorders and milters started and not yet waited for
 pids=
@@ -54,19 +55,11 @@ cleanup() {
 	for p in $pids; do
 		kill -9 "$p" 2>/dev/null
 	done
-	for h in "$T"/gnupg*; do
-		[ -d "$h" ] && gpgconf --homedir "$h" --kill all 2>/dev/null
-	done
-	if [ -n "$PATCHATTEST_KEEP" ]; then
-		echo "# kept $T"
-	else
-		rm -rf "$T"
-	fi
+	workdir_release
 }
 trap cleanup 0
 trap 'exit 1' HUP INT TERM
 
-. "$srcdir/tests/tap.sh"
 
 # setup STATUS WHAT LOG: a preparation step; a failure ends the test
 setup() {

@@ -35,21 +35,11 @@ srcdir=$(cd "$srcdir" && pwd)
 seeds=$srcdir/tests/fixtures/seeds
 fixtures=$srcdir/tests/fixtures/mail
 
+. "$srcdir/tests/tap.sh"
 T=$(mktemp -d "${TMPDIR:-/tmp}/t-patatt.XXXXXX") || exit 1
-cleanup() {
-	for h in "$T"/gnupg*; do
-		[ -d "$h" ] && gpgconf --homedir "$h" --kill all 2>/dev/null
-	done
-	if [ -n "$PATCHATTEST_KEEP" ]; then
-		echo "# kept $T"
-	else
-		rm -rf "$T"
-	fi
-}
-trap cleanup 0
+trap workdir_release 0
 trap 'exit 1' HUP INT TERM
 
-. "$srcdir/tests/tap.sh"
 
 HOME=$T/home
 XDG_CONFIG_HOME=$T/home/.config

@@ -5,6 +5,8 @@
 # expect DESCRIPTION WANT GOT compares two values and shows both on a
 # failure; diag FILE [LINES] shows the end of a file as comments;
 # tap_end prints the plan and gives the suite's status.
+# workdir_release stops the GnuPG agents of the homes "$T"/gnupg* and
+# removes the work directory $T, or keeps it when PATCHATTEST_KEEP is set.
 
 n=0
 failed=0
@@ -40,4 +42,15 @@ diag() {
 tap_end() {
 	echo "1..$n"
 	[ "$failed" -eq 0 ]
+}
+
+workdir_release() {
+	for h in "$T"/gnupg*; do
+		[ -d "$h" ] && gpgconf --homedir "$h" --kill all 2>/dev/null
+	done
+	if [ -n "$PATCHATTEST_KEEP" ]; then
+		echo "# kept $T"
+	else
+		rm -rf "$T"
+	fi
 }
