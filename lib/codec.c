@@ -5,8 +5,6 @@
 #include "patchattest.h"
 #include "codec.h"
 
-static int	hexval(int);
-
 /* Each base64 alphabet byte maps to its value plus one; 0 marks the rest. */
 static const unsigned char b64val[256] = {
 	['A'] = 1, ['B'] = 2, ['C'] = 3, ['D'] = 4, ['E'] = 5, ['F'] = 6,
@@ -24,8 +22,8 @@ static const unsigned char b64val[256] = {
 	['+'] = 63, ['/'] = 64,
 };
 
-static int
-hexval(int c)
+int
+codec_hexval(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -65,8 +63,8 @@ codec_qp_line(struct sbuf *out, const char *in, size_t len, int q_word)
 		/* at an '=' */
 		if (eq + 1 == end || eq[1] == '\n')
 			break;
-		hi = hexval((unsigned char)eq[1]);
-		lo = eq + 2 < end ? hexval((unsigned char)eq[2]) : -1;
+		hi = codec_hexval((unsigned char)eq[1]);
+		lo = eq + 2 < end ? codec_hexval((unsigned char)eq[2]) : -1;
 		if (hi >= 0 && lo >= 0) {
 			sbuf_addch(out, hi << 4 | lo);
 			in = eq + 3;

@@ -34,6 +34,9 @@ int	codec_qp_body(struct sbuf *out, const char *in, size_t len);
  */
 int	codec_b64_strict(struct sbuf *out, const char *in, size_t len);
 
+/* codec_hexval - the value of one hex digit of either case, or -1 */
+int	codec_hexval(int c);
+
 /* codec_b64_encode - standard base64 with padding, appended to out */
 int	codec_b64_encode(struct sbuf *out, const void *in, size_t len);
 

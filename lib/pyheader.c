@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "patchattest.h"
+#include "codec.h"
 #include "pycodec.h"
 #include "pyheader.h"
 #include "pytext.h"
@@ -64,7 +65,6 @@ static int	 is_ws(int);
 static int	 find_word(const char *, size_t, size_t, struct word *,
 		    size_t *);
 static int	 b64_word(struct sbuf *, const char *, size_t);
-static int	 hexval(int);
 static int	 q_word(struct sbuf *, const char *, size_t);
 static int	 add_word(struct sbuf *, const struct word *);
 static int decode_run(struct sbuf *, const char *, const char *, size_t);
@@ -172,18 +172,6 @@ b64_word(struct sbuf *out, const char *s, size_t len)
 	return quad != 0 ? PA_EDECODE : sbuf_failed(out);
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* q_word - quoprimime.header_decode(), as bytes */
 static int
 q_word(struct sbuf *out, const char *s, size_t len)
@@ -193,8 +181,8 @@ q_word(struct sbuf *out, const char *s, size_t len)
 
 	for (i = 0; i < len; i++) {
 		if (s[i] == '=' && i + 2 < len &&
-		    (h = hexval((unsigned char)s[i + 1])) >= 0 &&
-		    (l = hexval((unsigned char)s[i + 2])) >= 0) {
+		    (h = codec_hexval((unsigned char)s[i + 1])) >= 0 &&
+		    (l = codec_hexval((unsigned char)s[i + 2])) >= 0) {
 			sbuf_addch(out, h << 4 | l);
 			i += 2;
 		} else
