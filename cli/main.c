@@ -20,7 +20,6 @@
 #define PACKAGE_VERSION	"unknown"
 #endif
 
-#define CLI_READ_CHUNK	(256 * 1024)
 
 static const struct cli_cmd *cli_find(const char *);
 static const struct cli_opt *cli_find_opt(const struct cli_opt *,
@@ -221,46 +220,16 @@ cli_parse(const struct cli_cmd *cmd, int argc, char **argv)
 static int
 read_fd(struct sbuf *sb, int fd, struct pa_err *err)
 {
-	size_t room, want;
-	ssize_t n;
-	char extra;
 	int rc;
 
-	for (;;) {
-		room = sb->max - sb->len;
-		if (room == 0) {
-			/* Full: one more byte means the input is too big. */
-			n = read(fd, &extra, 1);
-			if (n == 0)
-				return 0;
-			if (n > 0) {
-				snprintf(err->msg, sizeof(err->msg),
-				    "larger than the limit of %zu bytes",
-				    sb->max);
-				return PA_ETOOBIG;
-			}
-		} else {
-			want = room < CLI_READ_CHUNK ? room : CLI_READ_CHUNK;
-			if ((rc = sbuf_grow(sb, want)) != 0) {
-				snprintf(err->msg, sizeof(err->msg), "%s",
-				    pa_strerror(rc));
-				return rc;
-			}
-			n = read(fd, sb->buf + sb->len, want);
-			if (n == 0)
-				return 0;
-			if (n > 0) {
-				sb->len += (size_t)n;
-				sb->buf[sb->len] = '\0';
-				continue;
-			}
-		}
-		if (errno != EINTR) {
-			snprintf(err->msg, sizeof(err->msg), "%s",
-			    strerror(errno));
-			return PA_ERROR;
-		}
-	}
+	if ((rc = sbuf_read_fd(sb, fd)) == PA_ETOOBIG)
+		snprintf(err->msg, sizeof(err->msg),
+		    "larger than the limit of %zu bytes", sb->max);
+	else if (rc == PA_ERROR)
+		snprintf(err->msg, sizeof(err->msg), "%s", strerror(errno));
+	else if (rc != 0)
+		snprintf(err->msg, sizeof(err->msg), "%s", pa_strerror(rc));
+	return rc;
 }
 
 int

@@ -39,7 +39,6 @@
 
 #define MD_MAX_FILES	(1u << 22)	/* files to read in one run */
 #define MD_SETTLE_NS	(2 * 1000000000LL)
-#define MD_CHUNK	16384
 #define MD_MARK		"maildir"
 
 struct md_file {
@@ -77,7 +76,6 @@ static int	md_list(struct archive *, struct maildir *, int, int,
 		    int64_t, struct pa_err *);
 static int	md_read(struct maildir *, const struct md_file *,
 		    struct archive_entry *);
-static int	md_slurp(int, struct sbuf *, size_t);
 
 const struct archive_kind archive_maildir_kind = {
 	"maildir",
@@ -265,29 +263,6 @@ md_open(struct archive *a, struct pa_err *err)
 	return 0;
 }
 
-/* md_slurp - the whole file into sb (hint: its expected size) */
-static int
-md_slurp(int fd, struct sbuf *sb, size_t hint)
-{
-	char chunk[MD_CHUNK];
-	ssize_t r;
-	int rc;
-
-	if ((rc = sbuf_grow(sb, hint)) != 0)
-		return rc;
-	for (;;) {
-		if ((r = read(fd, chunk, sizeof(chunk))) == -1) {
-			if (errno == EINTR)
-				continue;
-			return PA_ERROR;
-		}
-		if (r == 0)
-			return 0;
-		if ((rc = sbuf_add(sb, chunk, (size_t)r)) != 0)
-			return rc;
-	}
-}
-
 /*
  * md_read - e is the message of f, or an ARCHIVE_SKIP; 0 when the file
  * has gone since the listing (no entry)
@@ -326,8 +301,8 @@ md_read(struct maildir *m, const struct md_file *f, struct archive_entry *e)
 	}
 	if (st.st_size > (off_t)ARCHIVE_MAX_ENTRY)
 		rc = PA_ETOOBIG;
-	else
-		rc = md_slurp(fd, &m->buf, (size_t)st.st_size);
+	else if ((rc = sbuf_grow(&m->buf, (size_t)st.st_size)) == 0)
+		rc = sbuf_read_fd(&m->buf, fd);
 	if (rc == PA_ERROR)
 		archive_skip(e, "cannot read: %s", strerror(errno));
 	close(fd);

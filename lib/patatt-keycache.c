@@ -69,8 +69,7 @@ static int
 read_file(const char *path, struct sbuf *out, struct stat *st,
     struct pa_err *err)
 {
-	ssize_t got;
-	int fd, rc = 0;
+	int fd, rc;
 
 	sbuf_reset(out);
 	if ((fd = open(path, O_RDONLY | O_NOCTTY)) < 0) {
@@ -90,29 +89,13 @@ read_file(const char *path, struct sbuf *out, struct stat *st,
 		    PATATT_KEYFILE_MAX);
 		return PA_ETOOBIG;
 	}
-	for (;;) {
-		if ((rc = sbuf_grow(out, 4096)) != 0)
-			break;
-		got = read(fd, out->buf + out->len, 4096);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			pa_err_set(err, "key file %s: %s", path,
-			    strerror(errno));
-			rc = PA_ERROR;
-			break;
-		}
-		if (got == 0)
-			break;
-		out->len += (size_t)got;
-		out->buf[out->len] = '\0';
-		if (out->len > PATATT_KEYFILE_MAX) {
-			pa_err_set(err, "key file %s: over %u bytes", path,
-			    PATATT_KEYFILE_MAX);
-			rc = PA_ETOOBIG;
-			break;
-		}
-	}
+	if ((rc = sbuf_read_fd(out, fd)) == PA_ETOOBIG)
+		pa_err_set(err, "key file %s: over %u bytes", path,
+		    PATATT_KEYFILE_MAX);
+	else if (rc == PA_ERROR)
+		pa_err_set(err, "key file %s: %s", path, strerror(errno));
+	else if (rc != 0)
+		pa_err_set(err, "key file %s: %s", path, pa_strerror(rc));
 	close(fd);
 	return rc;
 }

@@ -1,12 +1,16 @@
 #include "config.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "patchattest.h"
 #include "sbuf.h"
+
+#define SBUF_READ_CHUNK	(64 * 1024)
 
 /* Shared by every empty buffer, so that buf is never NULL; never written. */
 static char sbuf_empty[1];
@@ -143,4 +147,35 @@ sbuf_detach(struct sbuf *sb, size_t *lenp)
 		p = sb->buf;
 	sbuf_init(sb, sb->max);
 	return p;
+}
+
+int
+sbuf_read_fd(struct sbuf *sb, int fd)
+{
+	size_t room, want;
+	ssize_t n;
+	char extra;
+	int rc;
+
+	for (;;) {
+		room = sb->max - sb->len;
+		if (room == 0) {
+			/* Full: one more byte means the input is too big. */
+			if ((n = read(fd, &extra, 1)) > 0)
+				return PA_ETOOBIG;
+		} else {
+			want = room < SBUF_READ_CHUNK ? room : SBUF_READ_CHUNK;
+			if ((rc = sbuf_grow(sb, want)) != 0)
+				return rc;
+			if ((n = read(fd, sb->buf + sb->len, want)) > 0) {
+				sb->len += (size_t)n;
+				sb->buf[sb->len] = '\0';
+				continue;
+			}
+		}
+		if (n == 0)
+			return 0;
+		if (errno != EINTR)
+			return PA_ERROR;
+	}
 }

@@ -37,6 +37,12 @@ int	sbuf_addf(struct sbuf *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 void	sbuf_setlen(struct sbuf *, size_t);
 char	*sbuf_detach(struct sbuf *, size_t *lenp);
+/*
+ * sbuf_read_fd - the rest of fd appended, up to max bytes of content: 0 at
+ * its end, PA_ETOOBIG when fd holds more, PA_ENOMEM, or PA_ERROR with
+ * errno from read()
+ */
+int	sbuf_read_fd(struct sbuf *, int fd);
 
 /* sbuf_failed - 0 while every addition succeeded, else the first error */
 static inline int

@@ -341,8 +341,8 @@ keyfiles(struct patatt *pt)
 	struct key alice, bob;
 	struct spec sp;
 	struct sbuf msg;
-	char rel[128], id[64], path[512];
-	size_t i, round, ok;
+	char rel[128], id[64], path[512], *big;
+	size_t i, round, ok, len;
 	const char *ring_rel = "ed25519/example.org/kf/20250602";
 
 	keygen(&alice);
@@ -367,6 +367,20 @@ keyfiles(struct patatt *pt)
 	snprintf(path, sizeof(path), "%s/%s", ring, ring_rel);
 	unlink(path);
 	expect(pt, &msg, PATATT_NOKEY, "  ... removed");
+	big = malloc(PATATT_KEYFILE_MAX + 2);
+	for (i = 0; big != NULL && i < 2; i++) {
+		/* just under the cap: read whole; just over: refused */
+		len = PATATT_KEYFILE_MAX - 10 + 11 * i;
+		memset(big, 'A', len);
+		big[len] = '\0';
+		put_key(ring_rel, big);
+		if (expect(pt, &msg, PATATT_ERROR, "key file of %zu bytes", len))
+			tap_ok(strstr(report.sig[0].detail, i == 0 ?
+			    "is not an ed25519 key" : "over") != NULL, "  %s",
+			    report.sig[0].detail);
+	}
+	free(big);
+	unlink(path);
 
 	for (i = 0; i < NSIGNERS; i++) {
 		keygen(&dev[i]);

@@ -1,12 +1,54 @@
 /* t-sbuf - the buffer's invariants: NUL-terminated, capped, sticky errors */
 #include "config.h"
 
+#include <sys/wait.h>
+
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "patchattest.h"
 #include "sbuf.h"
 #include "tap.h"
+
+/* read_fd - a pipe holding cap + over bytes, read into a buffer of cap */
+static void
+read_fd(size_t cap, size_t over)
+{
+	struct sbuf sb;
+	size_t i, n = cap + over;
+	char *data = malloc(n);
+	int fds[2], rc;
+	pid_t pid;
+
+	if (data == NULL || pipe(fds) != 0) {
+		tap_ok(0, "read_fd: no pipe");
+		free(data);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		data[i] = (char)('a' + i % 26);
+	if ((pid = fork()) == 0) {
+		close(fds[0]);
+		for (i = 0; i < n; i += (size_t)rc)
+			if ((rc = (int)write(fds[1], data + i, n - i)) <= 0)
+				_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	sbuf_init(&sb, cap);
+	rc = sbuf_read_fd(&sb, fds[0]);
+	close(fds[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);	/* a writer cut short dies of SIGPIPE */
+	tap_check_int(rc, over ? PA_ETOOBIG : 0, "read_fd of %zu bytes into "
+	    "a cap of %zu", n, cap);
+	if (over == 0)
+		tap_ok(sb.len == cap && memcmp(sb.buf, data, cap) == 0 &&
+		    sb.buf[sb.len] == '\0', "  ... all of it, NUL-terminated");
+	sbuf_release(&sb);
+	free(data);
+}
 
 int
 main(void)
@@ -49,5 +91,12 @@ main(void)
 	sbuf_release(&sb);
 	sbuf_release(&sb);
 	tap_ok(sb.buf[0] == '\0', "release twice is harmless");
+
+	read_fd(16, 0);
+	read_fd(16, 1);
+	read_fd(200000, 0);
+	read_fd(200000, 1);
+	tap_check_int(sbuf_read_fd(&sb, -1), PA_ERROR,
+	    "read_fd of a bad descriptor");
 	return tap_done();
 }
