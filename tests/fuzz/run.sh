@@ -6,7 +6,7 @@
 #
 # TARGET is msghash, mailpush, attdoc or patatt (default: all).  The library is
 # built with clang in a directory of its own (FUZZ_BUILD, default a new
-# temporary one).  Seeds: the test fixtures, and the corpus when there is
+# temporary one; an existing one is brought up to date).  Seeds: the test fixtures, and the corpus when there is
 # one ($PATCHATTEST_CORPUS, else ../shared/corpus beside the source),
 # whose patatt keyring then lets patatt signatures verify.  What a target
 # finds is left in the build directory (crash-*, leak-*, timeout-*) and
@@ -24,15 +24,15 @@ flags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
 
 command -v clang >/dev/null || { echo "run.sh: clang is needed" >&2; exit 2; }
 cd "$build" || exit 2
-if [ ! -f lib/libpatchattest.a ]; then
+if [ ! -f Makefile ]; then
 	[ -f "$src/configure" ] || (cd "$src" && autoreconf -fi) || exit 2
 	"$src/configure" -q CC=clang \
 	    CFLAGS="$flags -fsanitize=fuzzer-no-link" >configure.log 2>&1 ||
 	    { echo "run.sh: configure failed, see $build/configure.log" >&2;
 	    exit 2; }
-	make -j"$(nproc)" lib/libpatchattest.a >make.log 2>&1 ||
-	    { echo "run.sh: build failed, see $build/make.log" >&2; exit 2; }
 fi
+make -j"$(nproc)" lib/libpatchattest.a >make.log 2>&1 ||
+    { echo "run.sh: build failed, see $build/make.log" >&2; exit 2; }
 
 # seeds TARGET DIR: starting inputs for one target
 seeds()
@@ -65,6 +65,9 @@ seeds()
 	esac
 }
 
+mkdir -p gnupg && chmod 700 gnupg
+[ -d "$corpus/linux-leds/patatt-keys" ] &&
+    FUZZ_KEYRING=$corpus/linux-leds/patatt-keys && export FUZZ_KEYRING
 status=0
 for t in $targets; do
 	clang $flags -fsanitize=fuzzer -I. -I"$src/lib" \
@@ -72,9 +75,6 @@ for t in $targets; do
 	    -lcrypto -lgpgme -lyaml -lpthread -o "fuzz-$t" ||
 	    { echo "run.sh: cannot build fuzz-$t" >&2; exit 2; }
 	seeds "$t" "inputs-$t"
-	mkdir -p gnupg && chmod 700 gnupg
-	[ -d "$corpus/linux-leds/patatt-keys" ] &&
-	    FUZZ_KEYRING=$corpus/linux-leds/patatt-keys && export FUZZ_KEYRING
 	echo "fuzz-$t: $seconds s"
 	FUZZ_GNUPGHOME=$build/gnupg ./"fuzz-$t" -max_len=65536 -timeout=20 \
 	    -rss_limit_mb=2048 -max_total_time="$seconds" "inputs-$t" \
