@@ -98,5 +98,6 @@ main(void)
 	read_fd(200000, 1);
 	tap_check_int(sbuf_read_fd(&sb, -1), PA_ERROR,
 	    "read_fd of a bad descriptor");
+	sbuf_release(&sb);
 	return tap_done();
 }
