@@ -314,7 +314,7 @@ main(int argc, char **argv)
 	snprintf(index, sizeof(index), "%s/index", tmp);
 	if (mkdir(home, 0700) != 0)
 		bench_die(home, strerror(errno));
-	if (pgp_global_init(&err) != 0)
+	if (pa_global_init(&err) != 0)
 		bench_die("GPGME", err.msg);
 	make_key(home);
 	if ((pgp = pgp_new(home, TRUST_KEYRING, &err)) == NULL)

@@ -690,7 +690,7 @@ main(int argc, char **argv)
 	snprintf(keyring, sizeof(keyring), "%s/keyring", tmp);
 	if (mkdir(home, 0700) != 0)
 		bench_die(home, strerror(errno));
-	if (pgp_global_init(&err) != 0)
+	if (pa_global_init(&err) != 0)
 		bench_die("GPGME", err.msg);
 	ed_signer(&es, keyring);
 	pgp_signer(&ps, home);

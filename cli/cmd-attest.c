@@ -87,7 +87,7 @@ sign_and_print(struct msghash_entry *e, size_t n, const char *cover,
 	sbuf_init(&subject, 4096);
 	sbuf_init(&mail, SBUF_NOMAX);
 	sbuf_init(&from, 1024);
-	if (pgp_global_init(&err) != 0 ||
+	if (pa_global_init(&err) != 0 ||
 	    (pgp = pgp_new(home, TRUST_GPG, &err)) == NULL) {
 		cli_warn("%s", err.msg);
 		goto out;

@@ -107,7 +107,7 @@ cmd_check(int argc, char **argv)
 		goto out;
 	}
 	if (attindex_open(&ix, cfg.index_path, 0, &err) != 0 ||
-	    pgp_global_init(&err) != 0 ||
+	    pa_global_init(&err) != 0 ||
 	    decider_new(&dc, &cfg, ix, &err) != 0) {
 		cli_warn("%s", err.msg);
 		status = CLI_EXIT_ERROR;

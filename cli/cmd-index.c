@@ -92,7 +92,7 @@ cmd_index(int argc, char **argv)
 	}
 	if (err.msg[0])
 		cli_warn("%s", err.msg);	/* rebuilt after a schema change */
-	if (pgp_global_init(&err) != 0 ||
+	if (pa_global_init(&err) != 0 ||
 	    (pgp = pgp_new(cfg.gnupg_home, cfg.trust_model, &err)) == NULL) {
 		cli_warn("%s", err.msg);
 		goto out;

@@ -11,7 +11,7 @@ set -eu
 
 cd "$(dirname "$0")/.."
 
-packages="build-essential autoconf automake pkg-config libssl-dev libgpgme-dev libyaml-dev liblmdb-dev libgit2-dev libmilter-dev miltertest gnupg git python3 procmail"
+packages="build-essential autoconf automake pkg-config libssl-dev libgpgme-dev libyaml-dev liblmdb-dev libgit2-dev libsodium-dev librnp-dev libmilter-dev miltertest gnupg git python3 procmail"
 
 need_install=
 for p in $packages; do

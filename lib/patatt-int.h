@@ -194,8 +194,6 @@ int	patatt_keycache_get(struct patatt_keycache *, const char *dir,
 	    const char *path, enum patatt_algo algo,
 	    const struct patatt_keyfile **out, struct pa_err *err);
 
-struct sshsig_ed;
-
 /*
  * The verifier (patatt.h): its keyring, GnuPG context and the buffers of
  * the message being judged, all freed by patatt_free().
@@ -203,7 +201,6 @@ struct sshsig_ed;
 struct patatt {
 	char			*keyring;
 	struct pgp		*pgp;
-	struct sshsig_ed	*ed;
 	struct mailinfo		 mi;
 	struct patatt_msg	 msg;
 	struct patatt_reading	 rd[PATATT_NREADINGS];

@@ -202,7 +202,7 @@ patatt_verify(struct patatt *pt, struct patatt_check *c,
 	switch (s->algo) {
 	case PATATT_ED25519:
 		/* sig || D, as PyNaCl signs */
-		if (pt->sig.len < 64 || sshsig_ed25519(pt->ed, c->ed, sig + 64,
+		if (pt->sig.len < 64 || sshsig_ed25519(c->ed, sig + 64,
 		    pt->sig.len - 64, sig) != 0)
 			patatt_set(s, PATATT_BADSIG,
 			    "the Ed25519 signature does not "

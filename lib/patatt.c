@@ -154,10 +154,6 @@ patatt_new(const char *keyring, const char *gnupg_home, struct pa_err *err)
 	}
 	if ((pt->pgp = pgp_new(gnupg_home, TRUST_GPG, err)) == NULL)
 		goto fail;
-	if ((pt->ed = sshsig_ed_new()) == NULL) {
-		pa_err_set(err, "out of memory");
-		goto fail;
-	}
 	return pt;
 fail:
 	patatt_free(pt);
@@ -172,7 +168,6 @@ patatt_free(struct patatt *pt)
 	if (pt == NULL)
 		return;
 	pgp_free(pt->pgp);
-	sshsig_ed_free(pt->ed);
 	free(pt->keyring);
 	mailinfo_release(&pt->mi);
 	patatt_msg_release(&pt->msg);

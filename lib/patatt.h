@@ -102,7 +102,7 @@ struct patatt;
 /*
  * patatt_new - a verifier with keyring directory keyring (NULL: none) and
  * GnuPG home gnupg_home (NULL: GnuPG's default) for OpenPGP keys.
- * pgp_global_init() must have run.  NULL with err set when the keyring
+ * pa_global_init() must have run.  NULL with err set when the keyring
  * is not a directory or GnuPG cannot be set up on the home.
  */
 struct patatt	*patatt_new(const char *keyring, const char *gnupg_home,

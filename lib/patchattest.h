@@ -47,6 +47,12 @@ void		 pa_err_vset(struct pa_err *err, const char *fmt, va_list ap)
 const char	*pa_strerror(int code);
 
 /*
+ * pa_global_init - once per process, before any thread starts: GPGME's
+ * and libsodium's set-up.  0, or PA_ERROR with err saying why.
+ */
+int		 pa_global_init(struct pa_err *err);
+
+/*
  * struct mailmsg - one mail message, pushed in pieces or parsed whole.
  *
  * Push interface (the milter's callbacks): mailmsg_header() per header

@@ -6,7 +6,7 @@
  * struct pgp owns one GPGME context on a GnuPG home directory.  It is not
  * shared between threads: each thread (or milter connection) makes its
  * own with pgp_new().  gpgme_check_version() must have run once before
- * any thread starts (pgp_global_init()).
+ * any thread starts (pa_global_init() runs it).
  *
  * Key lookups (pgp_key()) are answered from a cache of the whole keyring,
  * read again only when the keyring or trust database files change, so a

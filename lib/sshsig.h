@@ -1,14 +1,14 @@
 /*
- * sshsig - public-key signature checks through OpenSSL for patatt: raw
- * Ed25519 (RFC 8032), and OpenSSH's SSHSIG format (PROTOCOL.sshsig, what
+ * sshsig - public-key signature checks for patatt: raw Ed25519 (RFC
+ * 8032) through libsodium, and OpenSSH's SSHSIG format (PROTOCOL.sshsig, what
  * "ssh-keygen -Y sign" makes) with ssh-ed25519, ssh-rsa (rsa-sha2-256 and
  * rsa-sha2-512 signatures, 1024 to 16384 bits) and ecdsa-sha2-nistp256
  * keys.  RSA and ECDSA need OpenSSL 3; with an older one such keys are
  * "unsupported".
  *
- * Inputs are byte ranges, read only.  Apart from struct sshsig_ed, nothing
- * here allocates anything the caller must free, and every function is
- * safe to call from several threads.
+ * Inputs are byte ranges, read only.  Nothing here allocates anything the
+ * caller must free, and every function is safe to call from several
+ * threads.
  *
  * Return codes: 0 the signature verifies; SSHSIG_BAD it does not (a
  * malformed signature is also bad, the reason is in why); SSHSIG_UNSUP a
@@ -25,17 +25,12 @@
 #define SSHSIG_WHY_MAX	96
 
 /*
- * struct sshsig_ed - an Ed25519 verifier that keeps its OpenSSL context
- * and the last key between calls (OpenSSL 3 spends a third of a
- * verification setting them up); one thread at a time.
+ * sshsig_ed25519 - sig (64 bytes) over msg with the 32-byte key pub, by
+ * libsodium's rules (those of PyNaCl, which patatt uses); sodium_init()
+ * must have run (pa_global_init()).
  */
-struct sshsig_ed;
-struct sshsig_ed *sshsig_ed_new(void);
-void		 sshsig_ed_free(struct sshsig_ed *);
-
-/* sshsig_ed25519 - sig (64 bytes) over msg with the 32-byte key pub */
-int	sshsig_ed25519(struct sshsig_ed *, const unsigned char pub[32],
-	    const void *msg, size_t len, const unsigned char sig[64]);
+int	sshsig_ed25519(const unsigned char pub[32], const void *msg,
+	    size_t len, const unsigned char sig[64]);
 
 /*
  * sshsig_pubkey - the public key blob inside an SSHSIG blob (pointer into

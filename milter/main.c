@@ -442,7 +442,7 @@ main(int argc, char **argv)
 	mlog_configure(&cf);
 	if (catch_signals() != 0)
 		goto out;
-	if (pgp_global_init(&err) != 0) {
+	if (pa_global_init(&err) != 0) {
 		mlog(LOG_LEVEL_ERROR, "GnuPG: %s", err.msg);
 		goto out;
 	}

@@ -23,7 +23,7 @@
  * read or parsed or patatt_check() failed (a line with result "failed"
  * and the reason stands for it), 2 on a usage error.  Only lib/patatt.h
  * is used (with what it includes: the mailmsg lifecycle of patchattest.h
- * and pgp_global_init() of pgp.h).
+ * and pa_global_init() of patchattest.h).
  */
 #include "config.h"
 
@@ -196,7 +196,7 @@ main(int argc, char **argv)
 		goto usage;
 	err.msg[0] = '\0';
 	/* GPGME's one-time set-up (pgp.h, which patatt.h includes) */
-	if (pgp_global_init(&err) != 0) {
+	if (pa_global_init(&err) != 0) {
 		fprintf(stderr, "patatt-verify: %s\n", err.msg);
 		return 1;
 	}

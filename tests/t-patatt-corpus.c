@@ -210,7 +210,7 @@ main(void)
 	if (stat(path, &st) != 0)
 		tap_skip_all("no corpus: %s not found (set PATCHATTEST_CORPUS "
 		    "to the folder that holds linux-leds/)", path);
-	if (pgp_global_init(&err) != 0)
+	if (pa_global_init(&err) != 0)
 		tap_skip_all("GnuPG not usable: %s", err.msg);
 	/* Agent sockets live in the home: keep the path short. */
 	tmp = getenv("TMPDIR");

@@ -1312,7 +1312,7 @@ main(void)
 	struct pa_err err;
 	const char *tmp;
 
-	if (pgp_global_init(&err) != 0)
+	if (pa_global_init(&err) != 0)
 		tap_skip_all("GnuPG not usable: %s", err.msg);
 	/* Agent sockets live in the home: keep the path short. */
 	tmp = getenv("TMPDIR");

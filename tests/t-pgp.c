@@ -128,7 +128,7 @@ main(void)
 
 	if (tap_run(NULL, "gpg", "--version", NULL) != 0)
 		tap_skip_all("gpg not installed");
-	if (pgp_global_init(&err) != 0)
+	if (pa_global_init(&err) != 0)
 		tap_skip_all("GnuPG not usable: %s", err.msg);
 	/* Agent sockets live in the home: keep the path short. */
 	tmp = getenv("TMPDIR");

@@ -28,7 +28,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pa_err err;
 
 	if (pt == NULL) {
-		if (pgp_global_init(&err) != 0 ||
+		if (pa_global_init(&err) != 0 ||
 		    (pt = patatt_new(getenv("FUZZ_KEYRING"),
 		    getenv("FUZZ_GNUPGHOME"), &err)) == NULL) {
 			fprintf(stderr, "fuzz-patatt: %s\n", err.msg);
