@@ -183,8 +183,8 @@ verify_docs(struct pgp *pgp, struct sbuf *docs, double indexed)
 
 /* time_decisions - ndecisions decisions on msg; each must be want */
 static void
-time_decisions(struct decider *dc, const struct mailmsg *msg,
-    enum verdict want, const char *name)
+time_decisions(struct decider *dc, struct attindex *ix,
+    const struct mailmsg *msg, enum verdict want, const char *name)
 {
 	struct decision d;
 	double *lat, t0;
@@ -195,7 +195,7 @@ time_decisions(struct decider *dc, const struct mailmsg *msg,
 		bench_die("decide", strerror(errno));
 	for (k = 0; k < ndecisions; k++) {
 		t0 = bench_now();
-		if (decide(dc, msg, time(NULL), &d) != 0)
+		if (decide(dc, msg, ix, time(NULL), &d) != 0)
 			bench_die("decide", "the patch is not patch mail");
 		lat[k] = bench_now() - t0;
 		if (d.result != want)
@@ -232,11 +232,11 @@ decisions(struct pa_config *cf, const char *raw, size_t len)
 	    mailmsg_parse(none, other.buf, other.len) != 0)
 		bench_die("the patch", "it cannot be parsed");
 	if (attindex_open(&h, cf->index_path, 0, &err) != 0 ||
-	    decider_new(&dc, cf, h, &err) != 0)
+	    decider_new(&dc, cf, NULL, &err) != 0)
 		bench_die("decide", err.msg);
 	printf("decide_count %lu decisions\n", ndecisions);
-	time_decisions(dc, pass, VERDICT_PASS, "pass");
-	time_decisions(dc, none, VERDICT_NONE, "none");
+	time_decisions(dc, h, pass, VERDICT_PASS, "pass");
+	time_decisions(dc, h, none, VERDICT_NONE, "none");
 	decider_free(dc);
 	attindex_close(h);
 	mailmsg_free(pass);

@@ -481,7 +481,7 @@ timed(struct patatt *pt, struct mailmsg **msgs, size_t nmsgs,
 	start = bench_now();
 	for (k = 0; k < n; k++) {
 		t0 = bench_now();
-		if (patatt_check(pt, msgs[k % nmsgs], &r, &err) != 0)
+		if (patatt_check(pt, msgs[k % nmsgs], time(NULL), &r, &err) != 0)
 			bench_die(name, err.msg);
 		t1 = bench_now();
 		lat[k] = t1 - t0;
@@ -512,7 +512,7 @@ check_once(struct patatt *pt, struct mailmsg *m, const char *what)
 	struct patatt_report r;
 	struct pa_err err;
 
-	if (patatt_check(pt, m, &r, &err) != 0)
+	if (patatt_check(pt, m, time(NULL), &r, &err) != 0)
 		bench_die(what, err.msg);
 	if (r.n != 1 || r.sig[0].result != PATATT_VALID) {
 		fprintf(stderr, "bench-patatt: %s: %s: %s\n", what,
@@ -581,6 +581,7 @@ corpus(const char *dir)
 	struct sbuf tsv, path, raw;
 	struct patatt_report r;
 	struct pa_err err;
+	struct patatt_keyring *kr;
 	struct patatt *pt;
 	char *line, *next, *p, *name, *algo, *result;
 	size_t n = 0, notvalid = 0, bytes = 0, k;
@@ -592,7 +593,8 @@ corpus(const char *dir)
 	read_file(path.buf, &tsv);
 	sbuf_reset(&path);
 	sbuf_addf(&path, "%s/patatt-keys", dir);
-	if ((pt = patatt_new(path.buf, NULL, &err)) == NULL)
+	if (patatt_keyring_new(&kr, &path.buf, 1, &err) != 0 ||
+	    (pt = patatt_new(kr, NULL, &err)) == NULL)
 		bench_die(path.buf, err.msg);
 	for (line = tsv.buf; line != NULL && *line != '\0'; line = next) {
 		if ((next = strchr(line, '\n')) != NULL)
@@ -612,7 +614,7 @@ corpus(const char *dir)
 		if ((msgs[n] = mailmsg_new(MAX_MAIL)) == NULL ||
 		    mailmsg_parse(msgs[n], raw.buf, raw.len) != 0)
 			bench_die(path.buf, "cannot parse it");
-		if (patatt_check(pt, msgs[n], &r, &err) != 0)
+		if (patatt_check(pt, msgs[n], time(NULL), &r, &err) != 0)
 			bench_die(path.buf, err.msg);
 		for (k = 0; k < r.n; k++)
 			if (r.sig[k].algo == PATATT_ED25519 &&
@@ -639,6 +641,7 @@ corpus(const char *dir)
 	for (k = 0; k < n; k++)
 		mailmsg_free(msgs[k]);
 	patatt_free(pt);
+	patatt_keyring_free(kr);
 	sbuf_release(&tsv);
 	sbuf_release(&path);
 	sbuf_release(&raw);
@@ -654,6 +657,7 @@ main(int argc, char **argv)
 	    NULL };
 	struct signer es, ps;
 	struct sbuf raw, lf, out;
+	struct patatt_keyring *kr;
 	struct patatt *pt;
 	struct pa_err err;
 	size_t ncorpora = 0, npatches, k, i, bytes = 0;
@@ -736,7 +740,8 @@ main(int argc, char **argv)
 	sbuf_release(&lf);
 	sbuf_release(&out);
 
-	if ((pt = patatt_new(keyring, home, &err)) == NULL)
+	if (patatt_keyring_new(&kr, (char *[]){ keyring }, 1, &err) != 0 ||
+	    (pt = patatt_new(kr, home, &err)) == NULL)
 		bench_die("patatt_new", err.msg);
 	for (k = 0; k < npatches; k++) {
 		check_once(pt, ed[k], argv[optind + k]);
@@ -749,6 +754,7 @@ main(int argc, char **argv)
 	    (p50 - raw_ed25519(es.ed, nchecks)) * 1e6);
 	(void)timed(pt, pg, npatches, npgp, "openpgp");
 	patatt_free(pt);
+	patatt_keyring_free(kr);
 	for (k = 0; k < ncorpora; k++)
 		corpus(corpora[k]);
 

@@ -39,7 +39,7 @@ const struct cli_cmd cli_cmd_check = {
 
 static int
 check_one(struct decider *dc, struct mailmsg *m, struct sbuf *file,
-    const char *name)
+    struct attindex *ix, const char *name)
 {
 	struct decision d;
 	struct sbuf hdr;
@@ -54,13 +54,16 @@ check_one(struct decider *dc, struct mailmsg *m, struct sbuf *file,
 		cli_warn("%s: %s", name, pa_strerror(rc));
 		return CLI_EXIT_ERROR;
 	}
-	if (decide(dc, m, time(NULL), &d) == PA_ENOPATCH) {
+	if (decide_begin(dc, m, time(NULL)) == PA_ENOPATCH) {
 		if (check_header)
-			printf("%s: no patch, no header\n", name);
+			printf("%s: no patch and no signature, no header\n",
+			    name);
 		else
-			printf("%s\t-\t-\tno patch\n", name);
+			printf("%s\t-\t-\tno patch, no signature\n", name);
 		return CLI_EXIT_NOTPATCH;
 	}
+	/* Without an index nor an Archive, only signatures are judged. */
+	decide_end(dc, ix, NULL, &d);
 	if (check_header) {
 		sbuf_init(&hdr, 4096);
 		decision_header(&d, &hdr);
@@ -106,9 +109,14 @@ cmd_check(int argc, char **argv)
 		status = CLI_EXIT_ERROR;
 		goto out;
 	}
-	if (attindex_open(&ix, cfg.index_path, 0, &err) != 0 ||
-	    pa_global_init(&err) != 0 ||
-	    decider_new(&dc, &cfg, ix, &err) != 0) {
+	rc = attindex_open(&ix, cfg.index_path, 0, &err);
+	if (rc != 0 && (rc != PA_ENOTFOUND || cfg.archive != NULL)) {
+		cli_warn("%s", err.msg);
+		status = CLI_EXIT_ERROR;
+		goto out;
+	}
+	if (pa_global_init(&err) != 0 ||
+	    decider_new(&dc, &cfg, NULL, &err) != 0) {
 		cli_warn("%s", err.msg);
 		status = CLI_EXIT_ERROR;
 		goto out;
@@ -119,7 +127,7 @@ cmd_check(int argc, char **argv)
 		goto out;
 	}
 	for (i = 1; i <= n; i++) {
-		rc = check_one(dc, m, &file, argv[i]);
+		rc = check_one(dc, m, &file, ix, argv[i]);
 		if (rc > status)
 			status = rc;
 	}

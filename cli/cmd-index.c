@@ -29,8 +29,10 @@ const struct cli_cmd cli_cmd_index = {
 	.about =
 	    "Read the signatures archive from where the last run stopped,\n"
 	    "verify every new attestation document with GnuPG and store what\n"
-	    "it attests in the index.  Safe to run while the milter reads the\n"
-	    "index.  Exit status: 0 on success, 2 on errors.",
+	    "it attests in the index.  Without an Archive, make the index if\n"
+	    "it is not there (it keeps documents learnt from mail and keys\n"
+	    "first seen) and leave it as it is.  Safe to run while the milter\n"
+	    "reads the index.  Exit status: 0 on success, 2 on errors.",
 	.opts = index_opts,
 };
 
@@ -92,6 +94,12 @@ cmd_index(int argc, char **argv)
 	}
 	if (err.msg[0])
 		cli_warn("%s", err.msg);	/* rebuilt after a schema change */
+	if (cfg.archive == NULL) {
+		printf("no Archive configured: the index at %s is ready for "
+		    "what the milter learns from mail\n", cfg.index_path);
+		rc = CLI_EXIT_OK;
+		goto out;
+	}
 	if (pa_global_init(&err) != 0 ||
 	    (pgp = pgp_new(cfg.gnupg_home, cfg.trust_model, &err)) == NULL) {
 		cli_warn("%s", err.msg);

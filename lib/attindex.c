@@ -363,7 +363,7 @@ attindex_open(struct attindex **hp, const char *path, int writable,
 		if (!writable) {
 			pa_err_set(err, "no index at %s: run patchattest index",
 			    path);
-			return PA_ERROR;
+			return PA_ENOTFOUND;
 		}
 		newenv = 1;
 	}
@@ -404,7 +404,7 @@ attindex_open(struct attindex **hp, const char *path, int writable,
 	if (rc == ENOENT && !writable) {
 		attindex_close(h);
 		pa_err_set(err, "no index at %s: run patchattest index", path);
-		return PA_ERROR;
+		return PA_ENOTFOUND;
 	}
 	if (rc != 0)
 		goto fail;

@@ -62,7 +62,10 @@ struct att_hit {
 
 struct attindex;
 
-/* attindex_open - the index at path (a directory), made if writable */
+/*
+ * attindex_open - the index at path (a directory), made if writable; a
+ * read-only open of an index that was never made is PA_ENOTFOUND
+ */
 int	attindex_open(struct attindex **, const char *path, int writable,
 	    struct pa_err *);
 void	attindex_close(struct attindex *);

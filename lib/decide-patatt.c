@@ -2,9 +2,10 @@
  * decide-patatt.c - the verdict of patatt's in-mail signatures, and one
  * verdict for both schemes (see decide.h).
  *
- * A signature that verifies is judged like a 2020 document: an OpenPGP
- * key by the trust model, an ed25519 or OpenSSH key by being in the
- * patatt keyring the admin keeps; then UIDMatch and StalenessDays.
+ * A signature that verifies is judged like a 2020 document: a key by
+ * being in a patatt keyring folder the admin keeps (whatever its kind),
+ * an OpenPGP key of the GnuPG home by the trust model; then UIDMatch and
+ * StalenessDays.
  */
 #include "config.h"
 
@@ -58,22 +59,9 @@ key_verdict(const struct patatt_judge *j, const struct patatt_sig *s,
 	return 0;
 }
 
-/* in_keyring - a key file's path inside the keyring folder */
-static const char *
-in_keyring(const char *keyring, const char *path)
-{
-	size_t n = keyring ? strlen(keyring) : 0;
-
-	while (n > 0 && keyring[n - 1] == '/')
-		n--;
-	if (n > 0 && strncmp(path, keyring, n) == 0 && path[n] == '/')
-		return path + n + 1;
-	return path;
-}
-
-/* one - what a single signature means */
+/* judge_signature - what a single signature means */
 static void
-one(const struct patatt_judge *j, const struct patatt_sig *s,
+judge_signature(const struct patatt_judge *j, const struct patatt_sig *s,
     struct decision *c)
 {
 	long days;
@@ -85,20 +73,19 @@ one(const struct patatt_judge *j, const struct patatt_sig *s,
 	snprintf(c->identity, sizeof(c->identity), "%s", s->identity);
 	switch (s->result) {
 	case PATATT_VALID:
-		if (s->algo == PATATT_OPENPGP) {
+		if (s->keysrc[0] == '\0') {	/* the GnuPG home's key */
 			if (key_verdict(j, s, c) != 0)
 				return;
 		} else {
 			c->result = VERDICT_PASS;
 			snprintf(c->key, sizeof(c->key), "%s",
-			    in_keyring(j->cfg->patatt_keyring, s->keysrc));
+			    patatt_keyring_relative(j->keys, s->keysrc));
 		}
 		break;
 	case PATATT_KEY_EXPIRED:
 		c->result = VERDICT_UNTRUSTED;
 		snprintf(c->key, sizeof(c->key), "%s", s->key);
-		snprintf(c->reason, sizeof(c->reason), "a good signature, but "
-		    "the signing key has expired or was revoked since");
+		snprintf(c->reason, sizeof(c->reason), "%s", s->detail);
 		return;
 	case PATATT_OFFERED:
 		if (j->cfg->patatt_tofu == CONFIG_YES && j->tofu != NULL) {
@@ -180,7 +167,7 @@ decide_patatt(const struct patatt_judge *j, const struct patatt_report *r,
 	if (r->n == 0)
 		return 0;
 	for (k = 0; k < r->n && k < PATATT_MAX_SIGS; k++) {
-		one(j, &r->sig[k], &c);
+		judge_signature(j, &r->sig[k], &c);
 		if (k == 0 || better(&c, out)) {
 			*out = c;
 			snprintf(out->algo, sizeof(out->algo), "%s",

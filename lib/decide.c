@@ -55,16 +55,21 @@ static const struct {
 
 struct decider {
 	const struct pa_config	*cfg;
-	struct attindex		*ix;
+	struct patatt_keyring	*keys;
+	struct patatt_keyring	*own_keys;	/* keys, when made here */
 	struct pgp		*pgp;
 	struct patatt		*pt;
 	struct patatt_report	 report;
 	struct msghash		 h;
 	struct sbuf		 name, email, work;
 	struct att_hit		 hits[MAX_HITS];
-	/* the message being decided */
+	/* the message being decided, from decide_begin() to decide_end() */
+	struct attindex		*ix;
 	time_t			 now;
 	time_t			 date;		/* 0: no usable Date */
+	int			 has_patch;
+	int			 patatt_failed;	/* the signatures could not
+						   be judged: why says why */
 	int			 temperror;
 	char			 temperror_why[sizeof(((struct pa_err *)0)->msg)];
 };
@@ -77,32 +82,33 @@ struct candidate {
 
 int
 decider_new(struct decider **dp, const struct pa_config *cfg,
-    struct attindex *ix, struct pa_err *err)
+    struct patatt_keyring *keys, struct pa_err *err)
 {
 	struct decider *d;
+	int rc;
 
+	*dp = NULL;
 	if ((d = calloc(1, sizeof(*d))) == NULL) {
-		snprintf(err->msg, sizeof(err->msg), "%s",
-		    pa_strerror(PA_ENOMEM));
+		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}
-	if ((d->pgp = pgp_new(cfg->gnupg_home, cfg->trust_model, err)) ==
-	    NULL) {
-		free(d);
-		return PA_ERROR;
-	}
-	if ((d->pt = patatt_new(cfg->patatt_keyring, cfg->gnupg_home,
-	    err)) == NULL) {
-		pgp_free(d->pgp);
-		free(d);
-		return PA_ERROR;
-	}
 	d->cfg = cfg;
-	d->ix = ix;
 	msghash_init(&d->h);
 	sbuf_init(&d->name, 4096);
 	sbuf_init(&d->email, 4096);
 	sbuf_init(&d->work, 1 << 16);
+	if (keys == NULL && (rc = patatt_keyring_new(&d->own_keys,
+	    cfg->patatt_keyrings.v, cfg->patatt_keyrings.n, err)) != 0) {
+		decider_free(d);
+		return rc;
+	}
+	d->keys = keys != NULL ? keys : d->own_keys;
+	if ((d->pgp = pgp_new(cfg->gnupg_home, cfg->trust_model, err)) ==
+	    NULL || (d->pt = patatt_new(d->keys, cfg->gnupg_home, err)) ==
+	    NULL) {
+		decider_free(d);
+		return PA_ERROR;
+	}
 	*dp = d;
 	return 0;
 }
@@ -114,6 +120,7 @@ decider_free(struct decider *d)
 		return;
 	pgp_free(d->pgp);
 	patatt_free(d->pt);
+	patatt_keyring_free(d->own_keys);
 	msghash_release(&d->h);
 	sbuf_release(&d->name);
 	sbuf_release(&d->email);
@@ -190,9 +197,9 @@ offer(struct candidate *best, const struct decision *d)
 	}
 }
 
-/* judge - what one indexed record says about the message's entry e */
+/* judge_record - what one indexed record says about the message's entry e */
 static void
-judge(struct decider *d, const struct msghash_entry *e,
+judge_record(struct decider *d, const struct msghash_entry *e,
     const struct att_hit *hit, struct candidate *best)
 {
 	struct decision c;
@@ -282,7 +289,7 @@ look_by_id(struct decider *d, struct candidate *best)
 			return;
 		}
 		for (j = 0; j < n; j++)
-			judge(d, &d->h.entry[k], &d->hits[j], best);
+			judge_record(d, &d->h.entry[k], &d->hits[j], best);
 	}
 }
 
@@ -320,7 +327,7 @@ look_by_author(struct decider *d, struct candidate *best)
 			memcpy(attested.m, hit->t.m, 32);
 			memcpy(attested.p, hit->t.p, 32);
 			memset(&c, 0, sizeof(c));
-			judge(d, &attested, hit, &c);
+			judge_record(d, &attested, hit, &c);
 			if (!c.set || c.d.result != VERDICT_PASS)
 				continue;
 			f = c.d;
@@ -352,70 +359,71 @@ first_key(void *arg, const char *identity, const char *key)
 	return strcmp(seen, key) == 0 ? 0 : 1;
 }
 
-/* signatures - patatt's signatures in the mail, combined into out */
-static void
-signatures(struct decider *d, const struct mailmsg *msg,
-    struct decision *out)
+/* has_diff - some variant of the patch has a diff (not only a diffstat) */
+static int
+has_diff(const struct msghash *h)
 {
-	struct patatt_judge j = { d->cfg, d->pgp, NULL, d->date, d->now,
-		first_key, d };
-	struct decision pt;
-	struct pa_err err;
+	size_t k;
 
-	if (patatt_check(d->pt, msg, &d->report, &err) != 0) {
-		if (out->result == VERDICT_NONE) {
-			out->result = VERDICT_TEMPERROR;
-			snprintf(out->reason, sizeof(out->reason), "%s",
-			    err.msg);
-		}
-		return;
-	}
-	j.author = d->email.len ? d->email.buf : NULL;
-	if (decide_patatt(&j, &d->report, &pt))
-		decision_combine(out, &pt);
+	for (k = 0; k < h->n; k++)
+		if (memcmp(h->entry[k].p, digest_empty, 32) != 0)
+			return 1;
+	return 0;
 }
 
 int
-decide(struct decider *d, const struct mailmsg *msg, time_t now,
-    struct decision *out)
+decide_begin(struct decider *d, const struct mailmsg *msg, time_t now)
 {
-	struct candidate best;
 	struct pa_err err;
 	const char *v;
-	size_t k, len;
+	size_t len;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
+	d->now = now;
+	d->ix = NULL;
+	d->temperror = d->patatt_failed = 0;
+	d->temperror_why[0] = '\0';
 	rc = msghash_compute(&d->h, msg, MSGHASH_VARIANTS, &err);
 	if (rc == PA_ENOMEM) {
-		out->result = VERDICT_TEMPERROR;
-		snprintf(out->reason, sizeof(out->reason), "%s", err.msg);
-		return 0;
+		d->temperror = 1;
+		snprintf(d->temperror_why, sizeof(d->temperror_why), "%s",
+		    err.msg);
 	}
-	if (rc != 0)
+	/* A cover letter's diffstat has no diff: nothing to attest. */
+	d->has_patch = rc == PA_ENOMEM || (rc == 0 && has_diff(&d->h));
+	if (patatt_check(d->pt, msg, now, &d->report, &err) != 0) {
+		d->report.n = 0;
+		d->report.total = 1;
+		d->patatt_failed = 1;
+		if (!d->temperror)
+			snprintf(d->temperror_why, sizeof(d->temperror_why),
+			    "%s", err.msg);
+	}
+	if (!d->has_patch && d->report.total == 0)
 		return PA_ENOPATCH;
-	for (k = 0; k < d->h.n; k++)
-		if (memcmp(d->h.entry[k].p, digest_empty, 32) != 0)
-			break;
-	if (k == d->h.n)
-		return PA_ENOPATCH;	/* a cover letter's diffstat, no diff */
-
-	d->now = now;
 	d->date = 0;
 	if ((v = mailmsg_get(msg, "Date", &len)) != NULL &&
 	    maildate_parse(v, len, &d->date) != 0)
 		d->date = 0;
-	d->temperror = 0;
 	author(d, msg);
+	return 0;
+}
+
+/* attested - the 2020 scheme's verdict on the patch, into out */
+static void
+attested(struct decider *d, const char *ix_fault, struct decision *out)
+{
+	struct candidate best;
 
 	memset(&best, 0, sizeof(best));
-	if (d->ix == NULL) {
+	if (d->ix == NULL && ix_fault != NULL) {
 		d->temperror = 1;
-		snprintf(d->temperror_why, sizeof(d->temperror_why),
-		    "the attestation index is not open");
-	} else
+		snprintf(d->temperror_why, sizeof(d->temperror_why), "%s",
+		    ix_fault);
+	}
+	if (d->ix != NULL && !d->temperror)
 		look_by_id(d, &best);
-	if (!best.set && !d->temperror)
+	if (d->ix != NULL && !best.set && !d->temperror)
 		look_by_author(d, &best);
 	if (best.set && (best.d.result == VERDICT_PASS || !d->temperror))
 		*out = best.d;
@@ -423,13 +431,66 @@ decide(struct decider *d, const struct mailmsg *msg, time_t now,
 		out->result = VERDICT_TEMPERROR;
 		snprintf(out->reason, sizeof(out->reason), "%s",
 		    d->temperror_why);
-	} else {
+	} else
 		out->result = VERDICT_NONE;
-	}
-	if (out->attid[0] == '\0')
+	if (out->attid[0] == '\0' && d->h.n > 0)
 		memcpy(out->attid, d->h.entry[0].attid, sizeof(out->attid));
+}
+
+/* signed_by - patatt's verdict on the mail's signatures, into out */
+static void
+signed_by(struct decider *d, struct decision *out)
+{
+	struct patatt_judge j = { d->cfg, d->keys, d->pgp, NULL, d->date,
+		d->now, first_key, d };
+	struct decision pt;
+
+	if (d->patatt_failed) {
+		memset(&pt, 0, sizeof(pt));
+		pt.result = VERDICT_TEMPERROR;
+		pt.scheme = SCHEME_PATATT;
+		snprintf(pt.reason, sizeof(pt.reason), "%s",
+		    d->temperror_why);
+	} else {
+		j.author = d->email.len ? d->email.buf : NULL;
+		if (!decide_patatt(&j, &d->report, &pt))
+			return;
+	}
+	if (d->has_patch)
+		decision_combine(out, &pt);
+	else {
+		*out = pt;
+		out->has_patatt = 1;
+		out->v01 = VERDICT_NONE;
+		out->patatt = pt.result;
+	}
+}
+
+void
+decide_end(struct decider *d, struct attindex *ix, const char *ix_fault,
+    struct decision *out)
+{
+	memset(out, 0, sizeof(*out));
+	d->ix = ix;
+	if (d->has_patch)
+		attested(d, ix_fault, out);
+	if (d->report.total > 0)
+		signed_by(d, out);
+	out->has_patch = d->has_patch;
 	out->mail_date = d->date;
-	signatures(d, msg, out);
+	d->ix = NULL;
+}
+
+int
+decide(struct decider *d, const struct mailmsg *msg, struct attindex *ix,
+    time_t now, struct decision *out)
+{
+	int rc;
+
+	if ((rc = decide_begin(d, msg, now)) != 0)
+		return rc;
+	decide_end(d, ix, ix ? NULL : "the attestation index is not open",
+	    out);
 	return 0;
 }
 
@@ -459,7 +520,7 @@ decision_header(const struct decision *d, struct sbuf *out)
 				    SCHEME_PATATT ? "patatt" : "v0.1");
 			break;
 		case 7:
-			if (d->has_patatt)
+			if (d->has_patatt && d->has_patch)
 				sbuf_addf(&item, "v0.1=%s",
 				    verdict_name(d->v01));
 			break;

@@ -1,16 +1,25 @@
 /*
- * decide - the verdict on one patch mail: its hashes (every variant), the
- * index, the signers' keys and the policy.
+ * decide - the verdict on one mail: its patch's hashes (every variant)
+ * against the index, its patatt signatures against the keyrings, the
+ * signers' keys and the policy.
  *
  * struct decider belongs to one thread at a time (it holds a GnuPG
- * context); the index may be shared by many deciders.  decider_new() takes
- * the configuration and an open index, both of which must outlive it; a
- * decider without an index (NULL) calls every patch VERDICT_TEMPERROR.
+ * context and the message's working state); the index and the patatt
+ * keyring may be shared by many deciders.  decider_new() takes the
+ * configuration, which must outlive it.
  *
- * decide() never fails: a message that is not patch mail returns
- * PA_ENOPATCH and leaves d unset; anything else returns 0 with d filled,
- * problems of the index or the keyring being VERDICT_TEMPERROR with the
- * reason in d->reason.
+ * A decision takes two steps, so that a caller sharing the index with a
+ * writer holds it only for the lookups: decide_begin() hashes the message
+ * and verifies its signatures (no index), decide_end() looks the
+ * attestations and first-use keys up and gives the verdict.  decide()
+ * does both.
+ *
+ * Neither fails: a message that carries neither a patch nor a patatt
+ * signature is PA_ENOPATCH and gets no verdict; anything else returns 0
+ * with d filled, problems of the index or the keyring being
+ * VERDICT_TEMPERROR with the reason in d->reason.  A signed mail without
+ * a patch (a cover letter, a pull request) gets patatt's verdict alone,
+ * with no attid.
  */
 #ifndef PA_DECIDE_H
 #define PA_DECIDE_H
@@ -49,6 +58,7 @@ enum scheme {
 struct decision {
 	enum verdict	 result;
 	enum scheme	 scheme;
+	int		 has_patch;		/* 0: patatt's verdict only */
 	char		 attid[MSGHASH_ATTID_LEN + 1];
 	unsigned	 differs;		/* DECIDE_DIFF_* for FAIL */
 	char		 signer[PGP_UIDLEN];	/* "Name <addr>", or "" */
@@ -67,24 +77,50 @@ struct decision {
 };
 
 struct decider;
-
-int	decider_new(struct decider **, const struct pa_config *,
-	    struct attindex *, struct pa_err *);
-void	decider_free(struct decider *);
-
-int	decide(struct decider *, const struct mailmsg *, time_t now,
-	    struct decision *);
+struct patatt_keyring;
 
 /*
- * What decide_patatt() needs to judge patatt signatures: the policy, a
- * GnuPG context for OpenPGP keys' state, the mail's author address and
- * date, and for PatattTOFU a function that compares an identity's offered
- * key with the one first seen (0: the same, 1: another key, 2: none seen
- * yet, -1: cannot tell).
+ * decider_new - a decider for cfg; keys is the patatt keyring of cfg's
+ * PatattKeyring folders shared with other deciders (it must outlive this
+ * one), or NULL for the decider to make its own.  0, PA_ENOMEM, PA_ERROR
+ * (GnuPG cannot be set up, a keyring folder is missing: err says why).
+ */
+int	decider_new(struct decider **, const struct pa_config *cfg,
+	    struct patatt_keyring *keys, struct pa_err *);
+void	decider_free(struct decider *);
+
+/*
+ * decide_begin - the first step on msg, which must stay unchanged until
+ * decide_end(): 0, or PA_ENOPATCH (no patch, no signature: stop here).
+ * now is the time keys' expiry and AttestationWait are judged at.
+ */
+int	decide_begin(struct decider *, const struct mailmsg *msg, time_t now);
+
+/*
+ * decide_end - the verdict, with the index ix.  ix NULL: no index; when
+ * ix_fault says why it is unusable, patches are VERDICT_TEMPERROR with
+ * that reason; when ix_fault is NULL there is none by design (no Archive,
+ * nothing learnt yet) and a patch without a signature is VERDICT_NONE.
+ */
+void	decide_end(struct decider *, struct attindex *ix,
+	    const char *ix_fault, struct decision *d);
+
+/* decide - both steps; ix NULL is an unusable index */
+int	decide(struct decider *, const struct mailmsg *msg,
+	    struct attindex *ix, time_t now, struct decision *d);
+
+/*
+ * What decide_patatt() needs to judge patatt signatures: the policy, the
+ * keyring folders (to name key files within them), a GnuPG context for
+ * the state of OpenPGP keys of the GnuPG home, the mail's author address
+ * and date, and for PatattTOFU a function that compares an identity's
+ * offered key with the one first seen (0: the same, 1: another key, 2:
+ * none seen yet, -1: cannot tell).
  */
 struct patatt_report;
 struct patatt_judge {
 	const struct pa_config	*cfg;
+	const struct patatt_keyring *keys;
 	struct pgp		*pgp;
 	const char		*author;	/* address, or NULL */
 	time_t			 mail_date, now;

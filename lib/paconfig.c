@@ -124,9 +124,10 @@ const struct config_key config_keys[] = {
 	    OFF(mark_non_patches),
 	    "Add \"X-Patch-Attested: nopatch\" to mail that is no patch." },
 
-	{ "PatattKeyring", CONFIG_PATH, NULL, 0, 0, NULL, OFF(patatt_keyring),
-	    "patatt keyring folder (ed25519/, openssh/ by domain and user) "
-	    "for X-Developer-Signature." },
+	{ "PatattKeyring", CONFIG_PATHS, NULL, 0, 0, NULL,
+	    OFF(patatt_keyrings),
+	    "patatt keyring folder (openpgp/, ed25519/, openssh/ by domain "
+	    "and user), searched in order." },
 	{ "PatattTOFU", CONFIG_CHOICE, "no", 0, 0, yes_no, OFF(patatt_tofu),
 	    "Trust a key a patch offers in X-Developer-Key on first use, "
 	    "then only that key." },
@@ -143,6 +144,7 @@ static const char *const config_placeholder[] = {
 	[CONFIG_INT] = "NUMBER",
 	[CONFIG_MODE] = "MODE",
 	[CONFIG_CHOICE] = "WORD",
+	[CONFIG_PATHS] = "PATH",
 };
 
 /* The file being read: where problems go and what to prefix them with. */
@@ -300,11 +302,26 @@ config_set(struct pa_config *cfg, const struct config_key *k,
     const char *value, struct config_file *cf)
 {
 	char *field = (char *)cfg + k->offset, *p;
+	struct config_list *list;
 	struct sbuf *sb;
+	char **grown;
 	long n;
 	size_t i;
 
 	switch (k->type) {
+	case CONFIG_PATHS:
+		list = (struct config_list *)(void *)field;
+		if ((grown = realloc(list->v, (list->n + 1) *
+		    sizeof(*list->v))) == NULL ||
+		    (grown[list->n] = strdup(value)) == NULL) {
+			if (grown != NULL)
+				list->v = grown;
+			cf->nomem = 1;
+			return;
+		}
+		list->v = grown;
+		list->n++;
+		return;
 	case CONFIG_PATH:
 	case CONFIG_TEXT:
 		if ((p = strdup(value)) == NULL) {
@@ -389,7 +406,7 @@ config_line(struct pa_config *cfg, char *line, struct config_file *cf,
 		return;
 	}
 	i = (size_t)(k - config_keys);
-	if (seen[i]) {
+	if (seen[i] && k->type != CONFIG_PATHS) {
 		sbuf_addf(config_problem(cf), "%s given twice (first on line "
 		    "%lu)\n", k->name, seen[i]);
 		return;
@@ -453,17 +470,25 @@ config_init(struct pa_config *cfg)
 void
 config_release(struct pa_config *cfg)
 {
+	struct config_list *list;
 	char **p;
-	size_t i;
+	size_t i, j;
 
-	for (i = 0; i < NKEYS; i++)
+	for (i = 0; i < NKEYS; i++) {
+		p = (char **)(void *)((char *)cfg + config_keys[i].offset);
+		list = (struct config_list *)(void *)p;
 		if (config_keys[i].type == CONFIG_PATH ||
 		    config_keys[i].type == CONFIG_TEXT) {
-			p = (char **)(void *)((char *)cfg +
-			    config_keys[i].offset);
 			free(*p);
 			*p = NULL;
+		} else if (config_keys[i].type == CONFIG_PATHS) {
+			for (j = 0; j < list->n; j++)
+				free(list->v[j]);
+			free(list->v);
+			list->v = NULL;
+			list->n = 0;
 		}
+	}
 }
 
 /*
@@ -565,6 +590,9 @@ config_write_sample(FILE *fp)
 		if (k->type == CONFIG_MODE)
 			fprintf(fp, "# Octal, from %03lo to %03lo.\n",
 			    (unsigned long)k->min, (unsigned long)k->max);
+		if (k->type == CONFIG_PATHS)
+			fprintf(fp, "# Give it on several lines for several "
+			    "values.\n");
 		if (k->type == CONFIG_CHOICE) {
 			fputs("# One of:", fp);
 			for (j = 0; k->choices[j] != NULL; j++)
@@ -616,6 +644,9 @@ config_write_man(FILE *fp)
 		if (k->type == CONFIG_MODE)
 			fprintf(fp, "Octal, from %03lo to %03lo.\n",
 			    (unsigned long)k->min, (unsigned long)k->max);
+		if (k->type == CONFIG_PATHS)
+			fputs("Give it on several lines for several values.\n",
+			    fp);
 		if (k->type == CONFIG_CHOICE) {
 			fputs("One of", fp);
 			for (j = 0; k->choices[j] != NULL; j++) {

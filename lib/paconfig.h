@@ -10,7 +10,8 @@
  * File syntax: one "Key value" per line; "#" at the start of a line or
  * after white space starts a comment; blank lines are ignored.  The value
  * is the rest of the line without surrounding white space, or a string in
- * double quotes (keeping spaces and "#"; \" and \\ are the escapes).
+ * double quotes (keeping spaces and "#"; \" and \\ are the escapes).  A
+ * key is given once, except a CONFIG_PATHS key, whose lines add up.
  * Lines are at most CONFIG_LINE_MAX bytes.
  *
  * Lifecycle: config_init() fills in the defaults; config_load() reads a
@@ -88,6 +89,12 @@ enum yes_no {
 	CONFIG_YES
 };
 
+/* A key given once per line, each line adding one value, in order. */
+struct config_list {
+	char	**v;		/* n strings, owned by the struct */
+	size_t	  n;
+};
+
 struct pa_config {
 	/* The archive, the index and the keys (patchattest and the milter) */
 	char			*archive;	/* path, or NULL */
@@ -118,7 +125,7 @@ struct pa_config {
 	enum yes_no		 mark_non_patches;
 
 	/* patatt's signatures in the mail (X-Developer-Signature) */
-	char			*patatt_keyring;	/* NULL: none */
+	struct config_list	 patatt_keyrings;	/* folders, in order */
 	enum yes_no		 patatt_tofu;
 };
 
@@ -127,7 +134,9 @@ enum config_type {
 	CONFIG_TEXT,		/* likewise, a word or name */
 	CONFIG_INT,		/* long, within min..max */
 	CONFIG_MODE,		/* long, octal, within min..max */
-	CONFIG_CHOICE		/* an enum: the index of the word in choices */
+	CONFIG_CHOICE,		/* an enum: the index of the word in choices */
+	CONFIG_PATHS		/* struct config_list of paths: the key may
+				   be given several times */
 };
 
 struct config_key {

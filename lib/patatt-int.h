@@ -1,25 +1,30 @@
 /*
  * patatt-int.h - what the parts of the patatt verifier share:
  * patatt-canon.c (the message as patatt reads it, the tag list, the
- * canonical headers and body, the digest D), patatt-keys.c (keyring
- * lookup and key files), patatt-verify.c (one signature against one
+ * canonical headers and body, the digest D), patatt-keys.c (key paths and
+ * key file formats), patatt-keyring.c (the keyring folders and the cache
+ * of parsed key files), patatt-verify.c (one signature against one
  * reading of the body) and patatt.c (the object, keys, the verdicts).
  *
  * Ownership: every buffer here belongs to the struct that holds it and is
  * freed by that struct's release function; pointers into a message stay
- * valid while the message does.
+ * valid while the message does; a key file belongs to the keyring and is
+ * held between patatt_keyring_get() and patatt_keyring_put().
  */
 #ifndef PA_PATATT_INT_H
 #define PA_PATATT_INT_H
 
 #include <sys/types.h>
 
+#include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "patchattest.h"
 #include "digest.h"
 #include "mailinfo.h"
+#include "openpgp.h"
 #include "patatt.h"
 #include "pgp.h"
 #include "sbuf.h"
@@ -143,71 +148,58 @@ int	patatt_key_ed25519(const char *s, size_t len, unsigned char pub[32]);
 /* patatt_key_openssh - the key blob of an "authorized_keys" line */
 int	patatt_key_openssh(const char *s, size_t len, struct sbuf *blob);
 /*
- * patatt_key_openpgp - the fingerprints (upper-case hex, each ended by
- * NUL) of the primary keys and subkeys in an OpenPGP key file, armored
- * or not, into fprs.  0, -1 when there is none, PA_ENOMEM.
- */
-int	patatt_key_openpgp(const char *s, size_t len, struct sbuf *fprs);
-/*
- * patatt_fpr_in - fpr (a fingerprint, or a 16-digit key ID as GnuPG
- * gives for a missing key) is one of fprs
- */
-int	patatt_fpr_in(const struct sbuf *fprs, const char *fpr);
-
-/*
- * A keyring file read and parsed (patatt-keycache.c): the key it holds
- * for algo, and the identity of the file it was read from.
+ * A keyring file read and parsed (patatt-keyring.c): the key it holds for
+ * algo, and the identity of the file it was read from.  Shared by
+ * threads: read only, except pgp, which is used under the lock use.
  */
 struct patatt_keyfile {
-	char			*src;		/* the file's path; NULL: unused */
+	char			*src;		/* the file's path */
+	uint64_t		 hash;		/* of src */
 	enum patatt_algo	 algo;
 	int			 usable;	/* the file is a key of algo */
+	char			 why[160];	/* if not, why (or "") */
 	unsigned char		 ed[32];	/* ed25519 */
-	struct sbuf		 data;		/* SSH key blob, OpenPGP fprs */
+	struct sbuf		 blob;		/* OpenSSH key blob */
+	struct openpgp_keys	*pgp;		/* OpenPGP keys */
+	pthread_mutex_t		 use;		/* held while pgp is used */
 	dev_t			 dev;
 	ino_t			 ino;
 	off_t			 size;
 	struct timespec		 mtime, ctime;
 	int			 cacheable;	/* not changed just before
 						   it was read */
+	unsigned		 refs;		/* under the keyring's lock */
 	unsigned long		 last_use;
 };
 
-#define PATATT_KEYCACHE_MAX	32
+#define PATATT_KEYCACHE_MAX	256	/* key files kept parsed */
 
-struct patatt_keycache {
-	struct patatt_keyfile	 slot[PATATT_KEYCACHE_MAX];
-	unsigned long		 clock;
-	struct sbuf		 file;		/* the file being read */
-};
-
-void	patatt_keycache_init(struct patatt_keycache *);
-void	patatt_keycache_release(struct patatt_keycache *);
 /*
- * patatt_keycache_get - the key file for path in dir, else its by-hash
- * path, parsed as a key of algo (usable says whether it is one), from
- * the cache while the file is unchanged.  *out belongs to the cache and
- * stays valid until the next call.  0, PA_ENOTFOUND, PA_ETOOBIG (over
- * PATATT_KEYFILE_MAX), PA_ENOMEM, PA_ERROR (why in err).
+ * patatt_keyring_get - the key file for path (patatt_key_path()) in the
+ * first keyring folder that has it or its by-hash path, parsed as a key of
+ * algo (usable says whether it is one), from the cache while the file is
+ * unchanged; held until patatt_keyring_put().  0, PA_ENOTFOUND,
+ * PA_ETOOBIG (over PATATT_KEYFILE_MAX), PA_ENOMEM, PA_ERROR (why in err).
  */
-int	patatt_keycache_get(struct patatt_keycache *, const char *dir,
-	    const char *path, enum patatt_algo algo,
-	    const struct patatt_keyfile **out, struct pa_err *err);
+int	patatt_keyring_get(struct patatt_keyring *, const char *path,
+	    enum patatt_algo algo, struct patatt_keyfile **out,
+	    struct pa_err *err);
+void	patatt_keyring_put(struct patatt_keyring *, struct patatt_keyfile *);
 
 /*
  * The verifier (patatt.h): its keyring, GnuPG context and the buffers of
  * the message being judged, all freed by patatt_free().
  */
 struct patatt {
-	char			*keyring;
+	struct patatt_keyring	*keys;		/* shared; not owned */
 	struct pgp		*pgp;
+	time_t			 now;		/* of the message judged */
 	struct mailinfo		 mi;
 	struct patatt_msg	 msg;
 	struct patatt_reading	 rd[PATATT_NREADINGS];
 	struct patatt_tags	 tags;		/* the signature judged */
 	struct patatt_tags	 ktags;		/* an X-Developer-Key */
 	struct sbuf		 work;
-	struct patatt_keycache	 keys;
 	struct sbuf		 sig;		/* b=, decoded */
 	struct sbuf		 plain;		/* OpenPGP signed content */
 	char			*used;
@@ -218,8 +210,8 @@ struct patatt {
 
 /* Where the key of one signature comes from. */
 enum patatt_keyfrom {
-	PATATT_KEY_NONE,	/* OpenPGP without a keyring file */
-	PATATT_KEY_RING,	/* the keyring directory */
+	PATATT_KEY_NONE,	/* OpenPGP: the GnuPG home's keys */
+	PATATT_KEY_RING,	/* a keyring folder's file */
 	PATATT_KEY_OFFERED	/* the message's X-Developer-Key */
 };
 
@@ -228,11 +220,13 @@ struct patatt_check {
 	const char		*word;		/* "ed25519", ... */
 	enum patatt_keyfrom	 from;
 	unsigned char		 ed[32];	/* ed25519 key */
-	const struct patatt_keyfile *key;	/* from the keyring, or NULL */
-	int			 have_fprs;	/* OpenPGP: a keyring file */
+	struct patatt_keyfile	*key;		/* held: from a keyring
+						   folder, or NULL */
 	int			 sig_state;	/* 0 not decoded, 1 ok, -1 bad */
-	int			 pgp_done;	/* psig holds GnuPG's verdict */
-	struct pgp_sig		 psig;
+	int			 pgp_done;	/* OpenPGP: the verdict is in
+						   psig or osig */
+	struct pgp_sig		 psig;		/* GnuPG's (KEY_NONE) */
+	struct openpgp_sig	 osig;		/* librnp's (KEY_RING) */
 };
 
 /* patatt_set - result r, and the detail from a format */

@@ -6,13 +6,16 @@
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "patchattest.h"
 #include "codec.h"
 #include "digest.h"
 #include "patatt.h"
+#include "openpgp.h"
 #include "patatt-int.h"
 #include "pgp.h"
 #include "sbuf.h"
@@ -20,9 +23,13 @@
 
 static int	 decode_sig(struct patatt *, struct patatt_check *);
 static int	 has_name(const char *, size_t, const char *);
-static int	 verify_openpgp(struct patatt *, struct patatt_check *,
+static int	 same_digest(const struct sbuf *,
+		    const unsigned char [DIGEST_LEN]);
+static int	 verify_gnupg(struct patatt *, struct patatt_check *,
 		    const unsigned char [DIGEST_LEN], struct patatt_sig *,
 		    struct pa_err *);
+static int	 verify_keyfile(struct patatt *, struct patatt_check *,
+		    const unsigned char [DIGEST_LEN], struct patatt_sig *);
 
 /*
  * decode_sig - b= as patatt reads it: the canonical value after its last
@@ -59,6 +66,14 @@ decode_sig(struct patatt *pt, struct patatt_check *c)
 	return 0;
 }
 
+/* same_digest - the OpenPGP signed content is D */
+static int
+same_digest(const struct sbuf *plain, const unsigned char d[DIGEST_LEN])
+{
+	return plain->len == DIGEST_LEN && memcmp(plain->buf, d,
+	    DIGEST_LEN) == 0;
+}
+
 /* has_name - the ":"-separated list h has the name word */
 static int
 has_name(const char *h, size_t len, const char *word)
@@ -77,14 +92,17 @@ has_name(const char *h, size_t len, const char *word)
 	return 0;
 }
 
-/* verify_openpgp - GnuPG's verdict (once per signature) against D */
+/*
+ * verify_gnupg - the verdict of the GnuPG home's keys (once per
+ * signature) against D, for an identity without a keyring file
+ */
 static int
-verify_openpgp(struct patatt *pt, struct patatt_check *c,
+verify_gnupg(struct patatt *pt, struct patatt_check *c,
     const unsigned char d[DIGEST_LEN], struct patatt_sig *s,
     struct pa_err *err)
 {
 	struct pgp_sig *ps = &c->psig;
-	int rc, in_file;
+	int rc;
 
 	if (!c->pgp_done) {
 		rc = pgp_verify_opaque(pt->pgp, pt->sig.buf, pt->sig.len, ps,
@@ -100,12 +118,9 @@ verify_openpgp(struct patatt *pt, struct patatt_check *c,
 	s->signed_at = ps->when;
 	switch (ps->status) {
 	case PGP_SIG_NOKEY:
-		/* A keyring file with that key: the admin did not import it. */
-		in_file = c->have_fprs && patatt_fpr_in(&c->key->data, ps->fpr);
-		patatt_set(s, PATATT_NOKEY,
-		    "%s/%s: no OpenPGP key %s in the GnuPG home%s%s",
-		    s->identity, s->selector, ps->fpr,
-		    in_file ? "; import " : "", in_file ? s->keysrc : "");
+		patatt_set(s, PATATT_NOKEY, "%s/%s: no OpenPGP key %s in any "
+		    "keyring folder or the GnuPG home", s->identity,
+		    s->selector, ps->fpr);
 		return 0;
 	case PGP_SIG_BAD:
 		patatt_set(s, PATATT_BADSIG, "bad OpenPGP signature by %s",
@@ -118,12 +133,7 @@ verify_openpgp(struct patatt *pt, struct patatt_check *c,
 	case PGP_SIG_GOOD:
 		break;
 	}
-	if (c->have_fprs && !patatt_fpr_in(&c->key->data, ps->fpr))
-		patatt_set(s, PATATT_NOKEY,
-		    "signed by %s, which is not a key of %s", ps->fpr,
-		    s->keysrc);
-	else if (pt->plain.len != DIGEST_LEN ||
-	    memcmp(pt->plain.buf, d, DIGEST_LEN) != 0)
+	if (!same_digest(&pt->plain, d))
 		patatt_set(s, PATATT_BADSIG,
 		    "the signed digest is not the message's: "
 		    "a signed header was changed");
@@ -132,6 +142,78 @@ verify_openpgp(struct patatt *pt, struct patatt_check *c,
 		    "good signature by %s, a key %s "
 		    "since (EXP/REVKEYSIG)",
 		    ps->fpr, ps->key_revoked ? "revoked" : "expired");
+	else
+		patatt_set(s, PATATT_VALID, "%s", "");
+	return 0;
+}
+
+/*
+ * verify_keyfile - librnp's verdict with the keys of the identity's
+ * keyring file (once per signature) against D, the key's validity judged
+ * at pt->now
+ */
+static int
+verify_keyfile(struct patatt *pt, struct patatt_check *c,
+    const unsigned char d[DIGEST_LEN], struct patatt_sig *s)
+{
+	struct openpgp_sig *os = &c->osig;
+	char till[16];
+	struct tm tm;
+	int rc;
+
+	if (!c->pgp_done) {
+		pthread_mutex_lock(&c->key->use);
+		rc = openpgp_verify(c->key->pgp, pt->sig.buf, pt->sig.len,
+		    &pt->plain, os);
+		pthread_mutex_unlock(&c->key->use);
+		if (rc != 0)
+			return rc;
+		c->pgp_done = 1;
+	}
+	patatt_copy(s->key, sizeof(s->key), os->fpr, strlen(os->fpr));
+	if (os->when != 0)
+		s->signed_at = os->when;
+	till[0] = '\0';
+	if (os->valid_till != OPENPGP_FOREVER && os->valid_till != 0 &&
+	    gmtime_r(&os->valid_till, &tm) != NULL)
+		strftime(till, sizeof(till), " on %Y-%m-%d", &tm);
+	switch (os->status) {
+	case OPENPGP_NOKEY:
+		patatt_set(s, PATATT_NOKEY, "signed by %s, which is not a key "
+		    "of %s", os->fpr[0] ? os->fpr : "an unnamed key",
+		    s->keysrc);
+		return 0;
+	case OPENPGP_BAD:
+		patatt_set(s, PATATT_BADSIG, "bad OpenPGP signature by %s",
+		    os->fpr);
+		return 0;
+	case OPENPGP_UNUSABLE:
+		patatt_set(s, PATATT_BADSIG, "unusable OpenPGP signature: %s",
+		    os->detail);
+		return 0;
+	case OPENPGP_GOOD:
+	case OPENPGP_KEY_INVALID:
+	case OPENPGP_SIG_EXPIRED:
+		break;
+	}
+	if (!same_digest(&pt->plain, d))
+		patatt_set(s, PATATT_BADSIG,
+		    "the signed digest is not the message's: "
+		    "a signed header was changed");
+	else if (os->status == OPENPGP_SIG_EXPIRED)
+		patatt_set(s, PATATT_KEY_EXPIRED, "good signature by %s, but "
+		    "the signature itself has expired or is dated ahead",
+		    os->fpr);
+	else if (os->status == OPENPGP_KEY_INVALID)
+		patatt_set(s, PATATT_KEY_EXPIRED, "signed by %s, a key %s "
+		    "already when it signed%s", os->fpr, os->revoked ?
+		    "revoked" : os->valid_till == 0 ? "never valid" :
+		    "expired", till);
+	else if (os->valid_till != OPENPGP_FOREVER &&
+	    pt->now > os->valid_till)
+		patatt_set(s, PATATT_KEY_EXPIRED, "good signature by %s, a "
+		    "key %s since%s", os->fpr, os->revoked ? "revoked" :
+		    "expired", till);
 	else
 		patatt_set(s, PATATT_VALID, "%s", "");
 	return 0;
@@ -220,8 +302,8 @@ patatt_verify(struct patatt *pt, struct patatt_check *c,
 		return 0;
 	case PATATT_OPENSSH:
 		if (c->from == PATATT_KEY_RING) {
-			key = (const unsigned char *)c->key->data.buf;
-			keylen = c->key->data.len;
+			key = (const unsigned char *)c->key->blob.buf;
+			keylen = c->key->blob.len;
 		} else if ((key = sshsig_pubkey(sig, pt->sig.len, &keylen)) ==
 		    NULL || (rc = sshsig_fingerprint(fpr, key, keylen)) != 0 ||
 		    strcmp(fpr, s->offered) != 0) {
@@ -246,7 +328,9 @@ patatt_verify(struct patatt *pt, struct patatt_check *c,
 			patatt_set(s, PATATT_VALID, "%s", "");
 		return 0;
 	case PATATT_OPENPGP:
-		return verify_openpgp(pt, c, d, s, err);
+		if (c->from == PATATT_KEY_RING)
+			return verify_keyfile(pt, c, d, s);
+		return verify_gnupg(pt, c, d, s, err);
 	default:
 		patatt_set(s, PATATT_ERROR, "unknown algorithm");
 		return 0;

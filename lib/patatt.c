@@ -10,20 +10,17 @@
  *  - l= is never used to cut the body; a body longer than l= that does
  *    not hash to bh= is BADSIG;
  *  - a bad OpenPGP signature is BADSIG (patatt: NOKEY for any gpg
- *    failure), and a good one by a key expired or revoked since is
- *    KEY_EXPIRED (patatt: BADSIG, as gpg says EXPKEYSIG);
+ *    failure), and a good one by a key expired or revoked, since or
+ *    already when it signed, is KEY_EXPIRED (patatt: BADSIG, as gpg says
+ *    EXPKEYSIG or REVKEYSIG);
  *  - where patatt crashes (no a=, no identity, an identity without "@",
  *    b= not Base64, a key file that is no key) the signature is ERROR;
- *  - OpenPGP keys are GnuPG's, in the configured home; a keyring file
- *    openpgp/... for the identity binds it to that file's keys (patatt
- *    verifies in a home holding only that file, so any other key is
- *    NOKEY there too).
+ *  - an OpenPGP keyring file is read by librnp in this process (patatt
+ *    imports it into a throw-away GnuPG home: the same keys, and only
+ *    they, can sign for the identity).
  */
 #include "config.h"
 
-#include <sys/stat.h>
-
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +31,6 @@
 #include "mailmsg.h"
 #include "patatt.h"
 #include "patatt-int.h"
-#include "sshsig.h"
 #include "pgp.h"
 #include "pytext.h"
 #include "sbuf.h"
@@ -82,7 +78,11 @@ static const char *const result_names[] = {
 static void	 parse_from(struct patatt *);
 static int	 offered(struct patatt *, struct patatt_sig *, const char *);
 static int	 find_key(struct patatt *, struct patatt_check *,
+		    struct patatt_sig *);
+static int	 verdict(struct patatt *, struct patatt_check *,
 		    struct patatt_sig *, struct pa_err *);
+static int	 signer(struct patatt *, struct patatt_check *,
+		    struct patatt_sig *);
 static int	 judge(struct patatt *, size_t, struct patatt_sig *,
 		    struct pa_err *);
 
@@ -119,21 +119,12 @@ patatt_result_name(enum patatt_result r)
 }
 
 struct patatt *
-patatt_new(const char *keyring, const char *gnupg_home, struct pa_err *err)
+patatt_new(struct patatt_keyring *keys, const char *gnupg_home,
+    struct pa_err *err)
 {
 	struct patatt *pt;
-	struct stat st;
 	size_t i;
 
-	if (keyring && stat(keyring, &st) != 0) {
-		pa_err_set(err, "patatt keyring %s: %s", keyring,
-		    strerror(errno));
-		return NULL;
-	}
-	if (keyring && !S_ISDIR(st.st_mode)) {
-		pa_err_set(err, "patatt keyring %s: not a directory", keyring);
-		return NULL;
-	}
 	if ((pt = calloc(1, sizeof(*pt))) == NULL) {
 		pa_err_set(err, "out of memory");
 		return NULL;
@@ -145,13 +136,9 @@ patatt_new(const char *keyring, const char *gnupg_home, struct pa_err *err)
 	patatt_tags_init(&pt->tags);
 	patatt_tags_init(&pt->ktags);
 	sbuf_init(&pt->work, 0);
-	patatt_keycache_init(&pt->keys);
 	sbuf_init(&pt->sig, SIG_MAX);
 	sbuf_init(&pt->plain, PLAIN_MAX);
-	if (keyring && (pt->keyring = strdup(keyring)) == NULL) {
-		pa_err_set(err, "out of memory");
-		goto fail;
-	}
+	pt->keys = keys;
 	if ((pt->pgp = pgp_new(gnupg_home, TRUST_GPG, err)) == NULL)
 		goto fail;
 	return pt;
@@ -168,7 +155,6 @@ patatt_free(struct patatt *pt)
 	if (pt == NULL)
 		return;
 	pgp_free(pt->pgp);
-	free(pt->keyring);
 	mailinfo_release(&pt->mi);
 	patatt_msg_release(&pt->msg);
 	for (i = 0; i < NREADINGS; i++)
@@ -176,7 +162,6 @@ patatt_free(struct patatt *pt)
 	patatt_tags_release(&pt->tags);
 	patatt_tags_release(&pt->ktags);
 	sbuf_release(&pt->work);
-	patatt_keycache_release(&pt->keys);
 	sbuf_release(&pt->sig);
 	sbuf_release(&pt->plain);
 	free(pt->used);
@@ -255,15 +240,14 @@ offered(struct patatt *pt, struct patatt_sig *s, const char *word)
 
 /*
  * find_key - the keyring's key for the signature, else the offered one
- * (ed25519, OpenSSH).  Returns PA_ENOMEM, else 0 with s->result set when
- * the verdict is already known (ERROR, NOKEY).
+ * (ed25519, OpenSSH), else for OpenPGP the GnuPG home's.  Returns
+ * PA_ENOMEM, else 0 with s->result set when the verdict is already known
+ * (ERROR, NOKEY); c->key is held when set.
  */
 static int
-find_key(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s,
-    struct pa_err *err)
+find_key(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s)
 {
 	char path[PATATT_PATH_MAX];
-	const struct patatt_keyfile *kf = NULL;
 	struct pa_err kerr;
 	int rc;
 
@@ -276,8 +260,8 @@ find_key(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s,
 		return 0;
 	}
 	if (rc == 0)
-		rc = patatt_keycache_get(&pt->keys, pt->keyring, path, s->algo,
-		    &kf, &kerr);
+		rc = patatt_keyring_get(pt->keys, path, s->algo, &c->key,
+		    &kerr);
 	else
 		rc = PA_ENOTFOUND;
 	if (rc == PA_ENOMEM)
@@ -288,22 +272,20 @@ find_key(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s,
 	}
 	s->result = PATATT_BADSIG;	/* until something verifies */
 	if (rc == 0) {
-		patatt_copy(s->keysrc, sizeof(s->keysrc), kf->src,
-		    strlen(kf->src));
+		patatt_copy(s->keysrc, sizeof(s->keysrc), c->key->src,
+		    strlen(c->key->src));
 		c->from = PATATT_KEY_RING;
-		c->key = kf;
-		if (!kf->usable) {
+		if (!c->key->usable)
 			patatt_set(s, PATATT_ERROR,
-			    "key file %s is not an %s key", s->keysrc, c->word);
-			return 0;
-		}
-		memcpy(c->ed, kf->ed, sizeof(c->ed));
-		c->have_fprs = s->algo == PATATT_OPENPGP;
+			    "key file %s is not an %s key%s%s", s->keysrc,
+			    c->word, c->key->why[0] ? ": " : "", c->key->why);
+		else
+			memcpy(c->ed, c->key->ed, sizeof(c->ed));
 		return 0;
 	}
 	s->keysrc[0] = '\0';
 	if (s->algo == PATATT_OPENPGP)
-		return 0;	/* GnuPG's home has the keys */
+		return 0;	/* the GnuPG home's keys */
 	if (s->algo == PATATT_ED25519 && s->offered[0] &&
 	    patatt_key_ed25519(s->offered, strlen(s->offered), c->ed) == 0)
 		c->from = PATATT_KEY_OFFERED;
@@ -316,35 +298,64 @@ find_key(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s,
 	return 0;
 }
 
-/* judge - the verdict on the signature in header field fi */
+/*
+ * verdict - the signature with its key (c) against each reading of the
+ * body until one verifies, else the first reading's verdict, into s
+ */
 static int
-judge(struct patatt *pt, size_t fi, struct patatt_sig *s, struct pa_err *err)
+verdict(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s,
+    struct pa_err *err)
 {
-	struct patatt_tags *t = &pt->tags;
 	struct patatt_sig first;
-	struct patatt_check c;
-	const char *v;
-	size_t i, len;
+	size_t i;
 	int rc;
 
-	memset(s, 0, sizeof(*s));
-	memset(&c, 0, sizeof(c));
-	s->result = PATATT_ERROR;
-	s->algo = PATATT_ALGO_UNKNOWN;
-	memcpy(s->selector, "default", sizeof("default"));
-	if (pt->bad_msg) {
-		patatt_set(s, PATATT_ERROR, "%s", pt->bad_msg);
-		return 0;
+	memset(&first, 0, sizeof(first));
+	for (i = 0; i < NREADINGS; i++) {
+		if (!pt->rd[i].done && (rc = patatt_read(&pt->rd[i], &pt->mi,
+		    &pt->work, pt->msg.text, pt->msg.len,
+		    &readings[i].opts)) != 0)
+			return rc;
+		if ((rc = patatt_verify(pt, c, &pt->rd[i], s, err)) != 0)
+			return rc;
+		if (s->result == PATATT_VALID ||
+		    s->result == PATATT_KEY_EXPIRED) {
+			if (i > 0 && s->result == PATATT_VALID)
+				patatt_set(s, PATATT_VALID,
+				    "the body as %s reads it",
+				    readings[i].name);
+			break;
+		}
+		if (i == 0)
+			first = *s;
+		if (s->result == PATATT_NOKEY)
+			break;	/* no key: no reading changes that */
 	}
-	v = patatt_field_value(&pt->msg, fi, &len);
-	if ((rc = patatt_tags_parse(t, v, len)) == PA_ENOMEM)
-		return rc;
-	if (rc != 0) {
-		patatt_set(s, PATATT_ERROR,
-		    "X-Developer-Signature cannot be read: %s",
-		    pa_strerror(rc));
+	if (s->result != PATATT_VALID && s->result != PATATT_KEY_EXPIRED)
+		*s = first;
+	if (c->from != PATATT_KEY_OFFERED)
 		return 0;
-	}
+	if (s->result == PATATT_VALID) {
+		patatt_set(s, PATATT_OFFERED,
+		    "verifies only with the key of X-Developer-Key");
+		snprintf(s->keysrc, sizeof(s->keysrc), "X-Developer-Key");
+	} else
+		patatt_set(s, PATATT_NOKEY, "%s/%s: no matching %s key found; "
+		    "with the offered key: %.150s", s->identity, s->selector,
+		    c->word, s->detail);
+	return 0;
+}
+
+/*
+ * signer - the identity, selector, time and algorithm the tags name, into
+ * s and c; 0 when they are usable, else -1 with s an ERROR
+ */
+static int
+signer(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s)
+{
+	const struct patatt_tags *t = &pt->tags;
+	size_t i;
+
 	/* i=, else the From address; s=, else "default"; t= */
 	if (t->v[TAG_I])
 		patatt_copy(s->identity, sizeof(s->identity), t->v[TAG_I],
@@ -360,7 +371,7 @@ judge(struct patatt *pt, size_t fi, struct patatt_sig *s, struct pa_err *err)
 	if (t->v[TAG_A] == NULL) {
 		patatt_set(s, PATATT_ERROR,
 		    "no algorithm specified in signature");
-		return 0;
+		return -1;
 	}
 	for (i = 0; i < sizeof(algos) / sizeof(algos[0]); i++)
 		if (t->len[TAG_A] >= strlen(algos[i].prefix) &&
@@ -370,68 +381,64 @@ judge(struct patatt *pt, size_t fi, struct patatt_sig *s, struct pa_err *err)
 	if (i == sizeof(algos) / sizeof(algos[0])) {
 		patatt_set(s, PATATT_ERROR, "Unknown algorithm: %.*s",
 		    t->len[TAG_A] > 40 ? 40 : (int)t->len[TAG_A], t->v[TAG_A]);
-		return 0;
+		return -1;
 	}
 	s->algo = algos[i].algo;
-	c.word = algos[i].prefix;
+	c->word = algos[i].prefix;
 	if (s->identity[0] == '\0' || (t->v[TAG_I] &&
 	    strlen(s->identity) != t->len[TAG_I])) {
 		patatt_set(s, PATATT_ERROR,
 		    "no usable identity (i=, or the From address)");
-		return 0;
+		return -1;
 	}
 	if (t->v[TAG_S] && strlen(s->selector) != t->len[TAG_S] &&
 	    t->len[TAG_S] > 0) {
 		patatt_set(s, PATATT_ERROR, "s= is not a usable selector");
-		return 0;
-	}
-	if ((rc = offered(pt, s, c.word)) != 0 ||
-	    (rc = find_key(pt, &c, s, err)) != 0)
-		return rc;
-	if (s->result == PATATT_ERROR || s->result == PATATT_NOKEY)
-		return 0;
-
-	/* Each reading of the body until one verifies; else the first's. */
-	memset(&first, 0, sizeof(first));
-	for (i = 0; i < NREADINGS; i++) {
-		if (!pt->rd[i].done && (rc = patatt_read(&pt->rd[i], &pt->mi,
-		    &pt->work, pt->msg.text, pt->msg.len,
-		    &readings[i].opts)) != 0)
-			return rc;
-		if ((rc = patatt_verify(pt, &c, &pt->rd[i], s, err)) != 0)
-			return rc;
-		if (s->result == PATATT_VALID ||
-		    s->result == PATATT_KEY_EXPIRED) {
-			if (i > 0 && s->result == PATATT_VALID)
-				patatt_set(s, PATATT_VALID,
-				    "the body as %s reads it",
-				    readings[i].name);
-			break;
-		}
-		if (i == 0)
-			first = *s;
-		if (s->result == PATATT_NOKEY)
-			break;	/* GnuPG has no key: no reading changes that */
-	}
-	if (s->result != PATATT_VALID && s->result != PATATT_KEY_EXPIRED)
-		*s = first;
-	if (c.from == PATATT_KEY_OFFERED) {
-		if (s->result == PATATT_VALID) {
-			patatt_set(s, PATATT_OFFERED,
-			    "verifies only with the key of X-Developer-Key");
-			snprintf(s->keysrc, sizeof(s->keysrc),
-			    "X-Developer-Key");
-		} else
-			patatt_set(s, PATATT_NOKEY,
-			    "%s/%s: no matching %s key found; "
-			    "with the offered key: %.150s",
-			    s->identity, s->selector, c.word, s->detail);
+		return -1;
 	}
 	return 0;
 }
 
+/* judge - the verdict on the signature in header field fi */
+static int
+judge(struct patatt *pt, size_t fi, struct patatt_sig *s, struct pa_err *err)
+{
+	struct patatt_check c;
+	const char *v;
+	size_t len;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	memset(&c, 0, sizeof(c));
+	s->result = PATATT_ERROR;
+	s->algo = PATATT_ALGO_UNKNOWN;
+	memcpy(s->selector, "default", sizeof("default"));
+	if (pt->bad_msg) {
+		patatt_set(s, PATATT_ERROR, "%s", pt->bad_msg);
+		return 0;
+	}
+	v = patatt_field_value(&pt->msg, fi, &len);
+	if ((rc = patatt_tags_parse(&pt->tags, v, len)) == PA_ENOMEM)
+		return rc;
+	if (rc != 0) {
+		patatt_set(s, PATATT_ERROR,
+		    "X-Developer-Signature cannot be read: %s",
+		    pa_strerror(rc));
+		return 0;
+	}
+	if (signer(pt, &c, s) != 0)
+		return 0;
+	if ((rc = offered(pt, s, c.word)) == 0 &&
+	    (rc = find_key(pt, &c, s)) == 0 &&
+	    s->result != PATATT_ERROR && s->result != PATATT_NOKEY)
+		rc = verdict(pt, &c, s, err);
+	if (c.key != NULL)
+		patatt_keyring_put(pt->keys, c.key);
+	return rc;
+}
+
 int
-patatt_check(struct patatt *pt, const struct mailmsg *m,
+patatt_check(struct patatt *pt, const struct mailmsg *m, time_t now,
     struct patatt_report *r, struct pa_err *err)
 {
 	const char *text;
@@ -440,6 +447,7 @@ patatt_check(struct patatt *pt, const struct mailmsg *m,
 	int rc;
 
 	r->n = r->total = 0;
+	pt->now = now;
 	text = mailmsg_text(m, &len);
 	if ((rc = patatt_msg_split(&pt->msg, text, len)) != 0) {
 		pa_err_set(err, "out of memory");

@@ -10,22 +10,29 @@
  * did (conversion to UTF-8, names under 3 bytes replaced by the address);
  * a signature that verifies only the second way says so in detail.
  *
- * Keys come from a patatt keyring directory in patatt's own layout
+ * Keys come from patatt keyring folders in patatt's own layout
  * (ALGO/<domain>/<local>/<selector>, each part lower-cased and URL-quoted,
- * then by-hash/XX/<sha256 hex of that path>), and for OpenPGP from the
- * keys of a GnuPG home: the admin imports them there (GnuPG is not run
- * to import a keyring file per message).  An openpgp/... keyring file
- * for the identity, when there is one, binds it: a signature by a key
- * that is not in that file is NOKEY, as in patatt.  A key offered only by
- * the message's own X-Developer-Key proves nothing: when the keyrings
- * have no key, an ed25519 or OpenSSH signature is checked with the
- * offered key and, if it verifies, reported as PATATT_OFFERED with the
- * key in `offered', for a caller that trusts keys on first use; anything
- * else is PATATT_NOKEY.
+ * then by-hash/XX/<sha256 hex of that path>), searched in order, the
+ * first file found binding the identity, as patatt's keyringsrc does.  A
+ * key is trusted by being there, whatever its kind: ed25519, OpenSSH, or
+ * OpenPGP (an export of one or more keys with their subkeys, checked in
+ * this process by librnp, which judges the keys' validity).  An OpenPGP
+ * signature whose identity has no file in any folder is checked with the
+ * keys of a GnuPG home, as patatt falls back to the default keyring.  A
+ * key offered only by the message's own X-Developer-Key proves nothing:
+ * when the keyrings have no key, an ed25519 or OpenSSH signature is
+ * checked with the offered key and, if it verifies, reported as
+ * PATATT_OFFERED with the key in `offered', for a caller that trusts keys
+ * on first use; anything else is PATATT_NOKEY.
  *
- * Lifecycle: patatt_new() per thread (it owns a GnuPG context and the
- * mailinfo work buffers), patatt_check() any number of times,
- * patatt_free().  Errors about the environment (memory, GnuPG not
+ * The keyring folders and the key files parsed from them are one struct
+ * patatt_keyring, shared by every verifier of a process (it has its own
+ * lock); each file is read once and again only when it changes.
+ *
+ * Lifecycle: patatt_keyring_new() once; patatt_new() per thread (it owns
+ * a GnuPG context and the mailinfo work buffers), patatt_check() any
+ * number of times, patatt_free(); patatt_keyring_free() after the last
+ * verifier.  Errors about the environment (memory, GnuPG not
  * running) are return codes; everything about the message is in the
  * results.  Work is bounded: header fields, the signatures judged, the
  * X-Developer-Key fields read, tag values, h= names, b= and key files
@@ -48,8 +55,10 @@
 enum patatt_result {
 	PATATT_VALID,		/* the signature verifies with a keyring key
 				   (or, OpenPGP, one of the GnuPG home) */
-	PATATT_KEY_EXPIRED,	/* OpenPGP: good signature, key expired or
-				   revoked since (patatt says BADSIG) */
+	PATATT_KEY_EXPIRED,	/* OpenPGP: good signature, but the key
+				   has expired or was revoked, since or
+				   already when it signed (patatt says
+				   BADSIG); detail says which */
 	PATATT_OFFERED,		/* verifies only with the key the message
 				   offers in X-Developer-Key (proves nothing
 				   unless trusted on first use) */
@@ -76,7 +85,7 @@ struct patatt_sig {
 	time_t			 signed_at;	/* t=, or the OpenPGP time; 0 */
 	char			 key[PGP_FPR_MAX];	/* OpenPGP fingerprint of
 						   the signing key, or "" */
-	char			 keysrc[PATATT_DETAIL_MAX];	/* keyring path;
+	char			 keysrc[PATATT_DETAIL_MAX];	/* key file path;
 						   "X-Developer-Key" when
 						   OFFERED; "" for a key of
 						   the GnuPG home only */
@@ -97,25 +106,40 @@ struct patatt_report {
 	struct patatt_sig	 sig[PATATT_MAX_SIGS];
 };
 
+struct patatt_keyring;
+
+/*
+ * patatt_keyring_new - the keyring folders dirs[0..n) (n may be 0), each
+ * of which must be a folder; PA_ERROR with err saying which is not, or
+ * PA_ENOMEM.
+ */
+int		 patatt_keyring_new(struct patatt_keyring **,
+		    char *const *dirs, size_t n, struct pa_err *);
+void		 patatt_keyring_free(struct patatt_keyring *);
+/* patatt_keyring_relative - a key file's path inside its folder */
+const char	*patatt_keyring_relative(const struct patatt_keyring *,
+		    const char *path);
+
 struct patatt;
 
 /*
- * patatt_new - a verifier with keyring directory keyring (NULL: none) and
- * GnuPG home gnupg_home (NULL: GnuPG's default) for OpenPGP keys.
- * pa_global_init() must have run.  NULL with err set when the keyring
- * is not a directory or GnuPG cannot be set up on the home.
+ * patatt_new - a verifier with keyring keys (NULL: no folder) and GnuPG
+ * home gnupg_home (NULL: GnuPG's default) for OpenPGP keys without a
+ * file.  pa_global_init() must have run.  NULL with err set when GnuPG
+ * cannot be set up on the home.
  */
-struct patatt	*patatt_new(const char *keyring, const char *gnupg_home,
-		    struct pa_err *);
+struct patatt	*patatt_new(struct patatt_keyring *keys,
+		    const char *gnupg_home, struct pa_err *);
 void		 patatt_free(struct patatt *);
 
 /*
  * patatt_check - every X-Developer-Signature of a complete message (after
  * mailmsg_eom or mailmsg_parse), in header order, into r (r->n == 0: no
- * signature).  Returns 0, or PA_ENOMEM / PA_ERROR (GnuPG could not run:
- * err says why) when nothing could be judged.
+ * signature); key expiry is judged at now.  Returns 0, or PA_ENOMEM /
+ * PA_ERROR (GnuPG could not run: err says why) when nothing could be
+ * judged.
  */
-int	patatt_check(struct patatt *, const struct mailmsg *,
+int	patatt_check(struct patatt *, const struct mailmsg *, time_t now,
 	    struct patatt_report *r, struct pa_err *err);
 
 /*

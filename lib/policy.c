@@ -69,9 +69,12 @@ policy_apply(const struct pa_config *cf, const struct decision *d,
     time_t now, struct policy_outcome *o)
 {
 	char text[2 * sizeof(o->text)];
+	const char *what = d->attid[0] ? d->attid : "the message";
 
 	memset(o, 0, sizeof(*o));
-	if (d->result == VERDICT_NONE && cf->attestation_wait > 0 &&
+	/* Only a patch can have a document on its way. */
+	if (d->result == VERDICT_NONE && d->has_patch &&
+	    cf->attestation_wait > 0 &&
 	    d->mail_date != 0 && now >= d->mail_date &&
 	    now - d->mail_date < cf->attestation_wait * 60) {
 		o->action = ACTION_TEMPFAIL;
@@ -84,11 +87,11 @@ policy_apply(const struct pa_config *cf, const struct decision *d,
 	o->action = configured_action(cf, d->result);
 	if (d->reason[0] != '\0')
 		snprintf(text, sizeof(text), "Patch attestation %s: %s is %s "
-		    "(%s)", verdict_name(d->result), d->attid,
+		    "(%s)", verdict_name(d->result), what,
 		    verdict_words[d->result].reply, d->reason);
 	else
 		snprintf(text, sizeof(text), "Patch attestation %s: %s is %s",
-		    verdict_name(d->result), d->attid,
+		    verdict_name(d->result), what,
 		    verdict_words[d->result].reply);
 	reply_text(o->text, sizeof(o->text), text);
 	if (o->action == ACTION_REJECT) {
@@ -131,32 +134,41 @@ authres_patatt(struct sbuf *out, size_t *col, struct sbuf *item,
 	}
 }
 
+/* authres_v01 - the resinfo of the 2020 scheme's attestation */
+static void
+authres_v01(struct sbuf *out, size_t *col, struct sbuf *item,
+    const struct decision *d)
+{
+	enum verdict v01 = d->has_patatt ? d->v01 : d->result;
+
+	sbuf_reset(item);
+	sbuf_addf(item, "%s=%s", POLICY_AR_METHOD,
+	    verdict_words[v01].authres);
+	hdrfmt_item(out, col, "; ", item->buf, item->len);
+	sbuf_reset(item);
+	sbuf_addstr(item, "reason=");
+	hdrfmt_quoted(item, verdict_name(v01));
+	hdrfmt_item(out, col, " ", item->buf, item->len);
+	if (d->attid[0] != '\0') {
+		sbuf_reset(item);
+		sbuf_addf(item, "policy.attid=%s", d->attid);
+		hdrfmt_item(out, col, " ", item->buf, item->len);
+	}
+}
+
 int
 policy_authres(struct sbuf *out, const char *authserv_id,
     const struct decision *d)
 {
 	struct sbuf item;
 	size_t col = strlen("Authentication-Results: ");
-	enum verdict v01;
 
 	sbuf_init(&item, 1024);
 	sbuf_addf(&item, "%s", authserv_id);
 	hdrfmt_item(out, &col, "", item.buf, item.len);
-	sbuf_reset(&item);
-	/* The 2020 scheme's own result; patatt's follows. */
-	v01 = d->has_patatt ? d->v01 : d->result;
-	sbuf_addf(&item, "%s=%s", POLICY_AR_METHOD,
-	    verdict_words[v01].authres);
-	hdrfmt_item(out, &col, "; ", item.buf, item.len);
-	sbuf_reset(&item);
-	sbuf_addstr(&item, "reason=");
-	hdrfmt_quoted(&item, verdict_name(v01));
-	hdrfmt_item(out, &col, " ", item.buf, item.len);
-	if (d->attid[0] != '\0') {
-		sbuf_reset(&item);
-		sbuf_addf(&item, "policy.attid=%s", d->attid);
-		hdrfmt_item(out, &col, " ", item.buf, item.len);
-	}
+	/* Each scheme that had a say: the 2020 one only on a patch. */
+	if (d->has_patch)
+		authres_v01(out, &col, &item, d);
 	if (d->has_patatt)
 		authres_patatt(out, &col, &item, d);
 	sbuf_release(&item);

@@ -34,10 +34,10 @@ void	policy_apply(const struct pa_config *, const struct decision *d,
 
 /*
  * policy_authres - the Authentication-Results value for d, claimed by
- * authserv_id: "ID; x-patch-attest=RESULT reason=... policy.attid=ID",
- * then, when the mail has patatt signatures, "; x-patatt=RESULT
- * reason=... header.i=IDENTITY header.a=ALGORITHM"; folded.  Appends to
- * out; returns out's failure.
+ * authserv_id: "ID; x-patch-attest=RESULT reason=... policy.attid=ID"
+ * when the mail has a patch, then, when it has patatt signatures,
+ * "; x-patatt=RESULT reason=... header.i=IDENTITY header.a=ALGORITHM";
+ * folded.  Appends to out; returns out's failure.
  */
 int	policy_authres(struct sbuf *out, const char *authserv_id,
 	    const struct decision *d);

@@ -308,14 +308,17 @@ log_decision(SMFICTX *ctx, struct conn *c, const struct decision *d,
 	char msgid[256], schemes[80] = "";
 
 	message_id(c->msg, msgid, sizeof(msgid));
-	if (d->has_patatt)
+	if (d->has_patatt && d->has_patch)
 		snprintf(schemes, sizeof(schemes), " scheme=%s v0.1=%s "
 		    "patatt=%s", d->scheme == SCHEME_PATATT ? "patatt" : "v0.1",
 		    verdict_name(d->v01), verdict_name(d->patatt));
+	else if (d->has_patatt)
+		snprintf(schemes, sizeof(schemes), " scheme=patatt patatt=%s",
+		    verdict_name(d->patatt));
 	mlog(LOG_LEVEL_INFO, "%s: message-id=%s result=%s attid=%s "
 	    "signer=\"%s\"%s action=%s%s%s", queue_id(ctx), msgid,
-	    verdict_name(d->result), d->attid, d->signer, schemes,
-	    action_names[o->action], d->reason[0] ? " reason=" : "",
+	    verdict_name(d->result), d->attid[0] ? d->attid : "-", d->signer,
+	    schemes, action_names[o->action], d->reason[0] ? " reason=" : "",
 	    d->reason);
 }
 

@@ -30,14 +30,17 @@ void	mlog(enum log_level, const char *fmt, ...)
 /*
  * state.c: the configuration in force and the index.
  *
- * A generation is one loaded configuration; callbacks hold a reference
- * from MAIL FROM to the end of the message, so a reload never changes the
- * settings under a message.  The index and the deciders (each with its own
- * GnuPG context) are shared by every message and replaced only by the
- * worker thread.
+ * A generation is one loaded configuration, with the patatt keyring of
+ * its PatattKeyring folders; callbacks hold a reference from MAIL FROM to
+ * the end of the message, so a reload never changes the settings under a
+ * message.  The index is shared by every message and replaced only by
+ * the worker thread; deciders (each with its own GnuPG context) are
+ * pooled per generation.
  */
+struct patatt_keyring;
 struct generation {
 	struct pa_config	 cf;
+	struct patatt_keyring	*keys;
 	atomic_int		 refs;
 };
 

@@ -1,11 +1,13 @@
 /*
  * state.c - the configuration in force, the index and the deciders.
  *
- * Decisions take the index lock shared: many at once, each with a decider
- * of its own from the pool (a decider's GnuPG context serves one thread at
- * a time).  The worker thread takes it exclusively to swap in a new
- * configuration or to reopen the index, which empties the pool: deciders
- * point into both.
+ * A decision takes a decider of its own from the pool (a decider's GnuPG
+ * context serves one thread at a time), hashes the message and verifies
+ * its signatures without any lock, then takes the index lock shared for
+ * the lookups only.  The worker thread takes the lock exclusively to swap
+ * in a new configuration or to reopen the index.  A decider belongs to
+ * the generation it was made for, and goes back into the pool only while
+ * that generation is in force.
  */
 #include "config.h"
 
@@ -19,14 +21,15 @@
 
 #include "attindex.h"
 #include "milter.h"
+#include "patatt.h"
 
 atomic_long			 state_in_flight;
 
 /*
  * Writers first: glibc's default lets readers in while a writer waits, and
- * decisions that overlap (an OpenPGP signature holds the lock for a gpg
- * run) would keep a reload waiting for as long as the traffic lasts.
- * Nothing takes the lock shared twice, which writer preference forbids.
+ * decisions that overlap would keep a reload waiting for as long as the
+ * traffic lasts.  Nothing takes the lock shared twice, which writer
+ * preference forbids.
  */
 #ifdef PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP
 static pthread_rwlock_t		 index_lock =
@@ -39,16 +42,24 @@ static struct generation	*current;	/* swapped under both locks */
 static struct attindex		*index_handle;	/* NULL: not open */
 static int			 index_ready;	/* holds what the archive has */
 static char			 index_why[sizeof(((struct pa_err *)0)->msg)];
-static struct decider		**pool;
+static struct decider		**pool;		/* of current */
 static size_t			 pool_len, pool_cap;
 
+/* generation_new - cf (moved in on success) and its keyring; NULL, err */
 static struct generation *
-generation_new(struct pa_config *cf)
+generation_new(struct pa_config *cf, struct pa_err *err)
 {
 	struct generation *g;
 
-	if ((g = calloc(1, sizeof(*g))) == NULL)
+	if ((g = calloc(1, sizeof(*g))) == NULL) {
+		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return NULL;
+	}
+	if (patatt_keyring_new(&g->keys, cf->patatt_keyrings.v,
+	    cf->patatt_keyrings.n, err) != 0) {
+		free(g);
+		return NULL;
+	}
 	g->cf = *cf;
 	atomic_init(&g->refs, 1);
 	return g;
@@ -70,12 +81,13 @@ void
 state_release(struct generation *g)
 {
 	if (g != NULL && atomic_fetch_sub(&g->refs, 1) == 1) {
+		patatt_keyring_free(g->keys);
 		config_release(&g->cf);
 		free(g);
 	}
 }
 
-/* pool_empty - free every idle decider (index lock held exclusively) */
+/* pool_empty - free every idle decider (the pool lock held) */
 static void
 pool_empty(void)
 {
@@ -109,7 +121,9 @@ say_why(const char *why)
  * when the milter is to add to it (index lock held exclusively).  An
  * index that is not there is made only when the milter itself reads the
  * archive into it, and counts as ready once it has done so: until then an
- * empty index would call every attested patch "none".
+ * empty index would call every attested patch "none".  Without an Archive
+ * there is nothing to wait for: the index, made empty, only keeps the
+ * documents learnt from mail and the keys first seen.
  */
 static void
 open_index(void)
@@ -117,14 +131,15 @@ open_index(void)
 	const struct pa_config *cf = &current->cf;
 	struct pa_err err;
 	int refresh = cf->archive != NULL && cf->archive_refresh > 0;
-	int writable = refresh || cf->learn_from_mail == CONFIG_YES;
+	int make = refresh || cf->archive == NULL;
+	int writable = make || cf->learn_from_mail == CONFIG_YES ||
+	    cf->patatt_tofu == CONFIG_YES;
 	int exists = index_exists(cf->index_path);
 
-	pool_empty();
 	attindex_close(index_handle);
 	index_handle = NULL;
-	index_ready = exists;
-	if (!exists && !refresh) {
+	index_ready = exists || cf->archive == NULL;
+	if (!exists && !make) {
 		pa_err_set(&err, "no index at %s (patchattest index makes it)",
 		    cf->index_path);
 		say_why(err.msg);
@@ -158,10 +173,8 @@ open_index(void)
 int
 state_init(struct pa_config *cf, struct pa_err *err)
 {
-	if ((current = generation_new(cf)) == NULL) {
-		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
-		return PA_ENOMEM;
-	}
+	if ((current = generation_new(cf, err)) == NULL)
+		return PA_ERROR;
 	pthread_rwlock_wrlock(&index_lock);
 	open_index();
 	pthread_rwlock_unlock(&index_lock);
@@ -172,10 +185,12 @@ void
 state_shutdown(void)
 {
 	pthread_rwlock_wrlock(&index_lock);
+	pthread_mutex_lock(&pool_lock);
 	pool_empty();
 	free(pool);
 	pool = NULL;
 	pool_cap = 0;
+	pthread_mutex_unlock(&pool_lock);
 	attindex_close(index_handle);
 	index_handle = NULL;
 	state_release(current);
@@ -183,64 +198,81 @@ state_shutdown(void)
 	pthread_rwlock_unlock(&index_lock);
 }
 
-/* decider_get - an idle decider, or a new one (index lock held shared) */
+/*
+ * decider_get - an idle decider of the generation in force, or a new one;
+ * *g is held until decider_put()
+ */
 static struct decider *
-decider_get(struct pa_err *err)
+decider_get(struct generation **g, struct pa_err *err)
 {
 	struct decider *dc = NULL;
 
 	pthread_mutex_lock(&pool_lock);
+	*g = current;
+	atomic_fetch_add(&(*g)->refs, 1);
 	if (pool_len > 0)
 		dc = pool[--pool_len];
 	pthread_mutex_unlock(&pool_lock);
-	if (dc == NULL && decider_new(&dc, &current->cf, index_ready ?
-	    index_handle : NULL, err) != 0)
+	if (dc == NULL && decider_new(&dc, &(*g)->cf, (*g)->keys, err) != 0) {
+		state_release(*g);
 		return NULL;
+	}
 	return dc;
 }
 
+/* decider_put - back into the pool while g is in force, else freed */
 static void
-decider_put(struct decider *dc)
+decider_put(struct decider *dc, struct generation *g)
 {
 	struct decider **grown;
 
 	pthread_mutex_lock(&pool_lock);
-	if (pool_len == pool_cap) {
-		grown = realloc(pool, (pool_cap * 2 + 8) * sizeof(*pool));
-		if (grown == NULL) {
-			pthread_mutex_unlock(&pool_lock);
-			decider_free(dc);
-			return;
-		}
+	if (g == current && pool_len == pool_cap &&
+	    (grown = realloc(pool, (pool_cap * 2 + 8) *
+	    sizeof(*pool))) != NULL) {
 		pool = grown;
 		pool_cap = pool_cap * 2 + 8;
 	}
-	pool[pool_len++] = dc;
+	if (g == current && pool_len < pool_cap) {
+		pool[pool_len++] = dc;
+		dc = NULL;
+	}
 	pthread_mutex_unlock(&pool_lock);
+	decider_free(dc);
+	state_release(g);
 }
 
 int
 state_decide(const struct mailmsg *msg, time_t now, struct decision *d)
 {
+	struct generation *g;
 	struct decider *dc;
 	struct pa_err err;
-	int rc;
+	const char *fault;
 
-	pthread_rwlock_rdlock(&index_lock);
-	if ((dc = decider_get(&err)) == NULL) {
-		pthread_rwlock_unlock(&index_lock);
+	if ((dc = decider_get(&g, &err)) == NULL) {
 		memset(d, 0, sizeof(*d));
 		d->result = VERDICT_TEMPERROR;
+		d->has_patch = 1;
 		snprintf(d->reason, sizeof(d->reason), "%s", err.msg);
 		return PA_ERROR;
 	}
-	rc = decide(dc, msg, now, d);
-	if (rc == 0 && d->result == VERDICT_TEMPERROR && !index_ready)
-		snprintf(d->reason, sizeof(d->reason), "%s", index_handle ?
-		    "the index is being made from the archive" : index_why);
-	decider_put(dc);
+	/* Hashes and signatures need no index: no lock while they run. */
+	if (decide_begin(dc, msg, now) != 0) {
+		decider_put(dc, g);
+		return PA_ENOPATCH;
+	}
+	pthread_rwlock_rdlock(&index_lock);
+	if (index_ready && index_handle != NULL)
+		fault = NULL;
+	else if (index_handle != NULL)
+		fault = "the index is being made from the archive";
+	else
+		fault = index_why;
+	decide_end(dc, fault ? NULL : index_handle, fault, d);
 	pthread_rwlock_unlock(&index_lock);
-	return rc;
+	decider_put(dc, g);
+	return 0;
 }
 
 struct attindex *
@@ -255,7 +287,6 @@ state_index_made(void)
 	if (index_ready)
 		return;
 	pthread_rwlock_wrlock(&index_lock);
-	pool_empty();
 	index_ready = index_handle != NULL;
 	pthread_rwlock_unlock(&index_lock);
 	mlog(LOG_LEVEL_INFO, "the index is made: patches are checked");
@@ -311,6 +342,7 @@ state_reload(const char *path, const char *socket)
 	struct generation *fresh, *old;
 	struct pa_config cf;
 	struct sbuf problems;
+	struct pa_err err;
 	int rc;
 
 	sbuf_init(&problems, 1 << 16);
@@ -334,15 +366,18 @@ state_reload(const char *path, const char *socket)
 		}
 	}
 	restart_keys(&current->cf, &cf);
-	if ((fresh = generation_new(&cf)) == NULL) {
-		mlog(LOG_LEVEL_ERROR, "reload: %s", pa_strerror(PA_ENOMEM));
+	if ((fresh = generation_new(&cf, &err)) == NULL) {
+		mlog(LOG_LEVEL_ERROR, "reload: %s", err.msg);
+		mlog(LOG_LEVEL_ERROR, "reload refused: the configuration in "
+		    "force stays");
 		config_release(&cf);
-		return PA_ENOMEM;
+		return PA_ERROR;
 	}
 	pthread_rwlock_wrlock(&index_lock);
 	pthread_mutex_lock(&pool_lock);
 	old = current;
 	current = fresh;
+	pool_empty();
 	pthread_mutex_unlock(&pool_lock);
 	open_index();
 	pthread_rwlock_unlock(&index_lock);

@@ -3,11 +3,12 @@
  * Signature) of message files, for tests/t-patatt.sh to set beside the
  * patatt tool's own (built for make check, not a test itself).
  *
- *	patatt-verify [-v] [-k KEYRING] [-g GNUPGHOME] FILE...
+ *	patatt-verify [-v] [-k KEYRING]... [-g GNUPGHOME] FILE...
  *
- * Each FILE is one raw message (LF or CRLF).  KEYRING is a patatt keyring
- * directory (ALGO/<domain>/<local>/<selector>), GNUPGHOME the GnuPG home
- * whose keys check OpenPGP signatures; either may be left out.  For every
+ * Each FILE is one raw message (LF or CRLF).  Each KEYRING is a patatt
+ * keyring folder (ALGO/<domain>/<local>/<selector>), searched in the
+ * order given; GNUPGHOME the GnuPG home whose keys check OpenPGP
+ * signatures without a keyring file; either may be left out.  For every
  * signature, in header order, one line of tab-separated fields:
  *
  *	FILE	IDENTITY	ALGORITHM	RESULT	DETAIL
@@ -31,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "patatt.h"
@@ -127,7 +129,7 @@ judge(struct patatt *pt, struct mailmsg *m, const char *path, int verbose)
 		goto failed;
 	}
 	memset(&r, 0, sizeof(r));
-	if ((rc = patatt_check(pt, m, &r, &err)) != 0) {
+	if ((rc = patatt_check(pt, m, time(NULL), &r, &err)) != 0) {
 		if (err.msg[0] == '\0')
 			pa_err_set(&err, "%s", pa_strerror(rc));
 		goto failed;
@@ -172,10 +174,13 @@ failed:
 int
 main(int argc, char **argv)
 {
-	const char *keyring = NULL, *home = NULL;
+	char *keyrings[8];
+	const char *home = NULL;
+	struct patatt_keyring *kr;
 	struct patatt *pt;
 	struct mailmsg *m;
 	struct pa_err err;
+	size_t nkeyrings = 0;
 	int c, i, verbose = 0, status = 0;
 
 	while ((c = getopt(argc, argv, "vk:g:")) != -1)
@@ -184,7 +189,9 @@ main(int argc, char **argv)
 			verbose = 1;
 			break;
 		case 'k':
-			keyring = optarg;
+			if (nkeyrings == sizeof(keyrings) / sizeof(keyrings[0]))
+				goto usage;
+			keyrings[nkeyrings++] = optarg;
 			break;
 		case 'g':
 			home = optarg;
@@ -200,14 +207,20 @@ main(int argc, char **argv)
 		fprintf(stderr, "patatt-verify: %s\n", err.msg);
 		return 1;
 	}
-	if ((pt = patatt_new(keyring, home, &err)) == NULL) {
+	if (patatt_keyring_new(&kr, keyrings, nkeyrings, &err) != 0) {
+		fprintf(stderr, "patatt-verify: %s\n", err.msg);
+		return 1;
+	}
+	if ((pt = patatt_new(kr, home, &err)) == NULL) {
 		fprintf(stderr, "patatt-verify: %s\n",
 		    err.msg[0] ? err.msg : "cannot make a verifier");
+		patatt_keyring_free(kr);
 		return 1;
 	}
 	if ((m = mailmsg_new(MAX_MAIL)) == NULL) {
 		fprintf(stderr, "patatt-verify: %s\n", strerror(ENOMEM));
 		patatt_free(pt);
+		patatt_keyring_free(kr);
 		return 1;
 	}
 	for (i = optind; i < argc; i++)
@@ -215,11 +228,12 @@ main(int argc, char **argv)
 			status = 1;
 	mailmsg_free(m);
 	patatt_free(pt);
+	patatt_keyring_free(kr);
 	if (fflush(stdout) != 0)
 		status = 1;
 	return status;
 usage:
-	fprintf(stderr, "usage: patatt-verify [-v] [-k KEYRING] "
+	fprintf(stderr, "usage: patatt-verify [-v] [-k KEYRING]... "
 	    "[-g GNUPGHOME] FILE...\n");
 	return 2;
 }

@@ -540,14 +540,14 @@ t_missing(void)
 	char dir[512], want[1024];
 
 	subdir(dir, sizeof(dir), "nothere");
-	tap_check_int(attindex_open(&h, dir, 0, &err), PA_ERROR,
-	    "a reader on a missing index fails");
+	tap_check_int(attindex_open(&h, dir, 0, &err), PA_ENOTFOUND,
+	    "a reader on a missing index: not found");
 	snprintf(want, sizeof(want), "no index at %s: run patchattest index",
 	    dir);
 	tap_check_str(err.msg, want, "and says what to do");
 	tap_ok(h == NULL, "no handle");
 	mkdir(dir, 0700);
-	tap_check_int(attindex_open(&h, dir, 0, &err), PA_ERROR,
+	tap_check_int(attindex_open(&h, dir, 0, &err), PA_ENOTFOUND,
 	    "likewise on an empty directory");
 	tap_check_str(err.msg, want, "with the same words");
 	subdir(dir, sizeof(dir), "no/such/dir");

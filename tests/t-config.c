@@ -131,8 +131,9 @@ static const char every_key[] =
     "LearnFromMail no\n"
     "ArchiveRefresh 0\n"
     "MarkNonPatches yes\n"
-    "PatattKeyring /srv/kernel-keys/.keys\n"
-    "PatattTOFU yes\n";
+    "PatattKeyring /srv/pgpkeys/.keyring\n"
+    "PatattTOFU yes\n"
+    "patattkeyring \"/etc/patchattest/local keys\"\n";
 
 static const char *
 tmpdir(void)
@@ -193,6 +194,19 @@ same_str(const char *a, const char *b)
 	return a && b ? strcmp(a, b) == 0 : a == b;
 }
 
+static int
+same_list(const struct config_list *a, const struct config_list *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return 0;
+	for (i = 0; i < a->n; i++)
+		if (!same_str(a->v[i], b->v[i]))
+			return 0;
+	return 1;
+}
+
 /* same_config - every field equal */
 static int
 same_config(const struct pa_config *a, const struct pa_config *b)
@@ -218,7 +232,7 @@ same_config(const struct pa_config *a, const struct pa_config *b)
 	    a->learn_from_mail == b->learn_from_mail &&
 	    a->archive_refresh == b->archive_refresh &&
 	    a->mark_non_patches == b->mark_non_patches &&
-	    same_str(a->patatt_keyring, b->patatt_keyring) &&
+	    same_list(&a->patatt_keyrings, &b->patatt_keyrings) &&
 	    a->patatt_tofu == b->patatt_tofu;
 }
 
@@ -251,10 +265,11 @@ test_defaults(void)
 	tap_ok(c.attestation_wait == 0 && c.learn_from_mail == CONFIG_YES &&
 	    c.archive_refresh == 300 && c.mark_non_patches == CONFIG_NO,
 	    "defaults: no wait, learn, refresh 300, no nopatch header");
-	tap_ok(c.patatt_keyring == NULL && c.patatt_tofu == CONFIG_NO,
+	tap_ok(c.patatt_keyrings.n == 0 && c.patatt_tofu == CONFIG_NO,
 	    "defaults: no patatt keyring, no TOFU");
 	config_release(&c);
-	tap_ok(c.index_path == NULL, "release clears the strings");
+	tap_ok(c.index_path == NULL && c.patatt_keyrings.n == 0 &&
+	    c.patatt_keyrings.v == NULL, "release clears the strings");
 	config_release(&c);
 }
 
@@ -295,8 +310,12 @@ test_keys(void)
 	    c.archive_refresh == 0 && c.mark_non_patches == CONFIG_YES,
 	    "every key: AttestationWait, LearnFromMail, ArchiveRefresh, "
 	    "MarkNonPatches");
-	tap_check_str(c.patatt_keyring, "/srv/kernel-keys/.keys",
-	    "every key: PatattKeyring");
+	tap_ok(c.patatt_keyrings.n == 2, "every key: PatattKeyring twice");
+	tap_check_str(c.patatt_keyrings.n > 0 ? c.patatt_keyrings.v[0] : "",
+	    "/srv/pgpkeys/.keyring", "every key: PatattKeyring, first");
+	tap_check_str(c.patatt_keyrings.n > 1 ? c.patatt_keyrings.v[1] : "",
+	    "/etc/patchattest/local keys",
+	    "every key: PatattKeyring, second (quoted, in order)");
 	tap_check_int(c.patatt_tofu, CONFIG_YES, "every key: PatattTOFU");
 
 	tap_check_int(load(&c, S("aRcHiVeTyPe MBOX\nTRUSTMODEL Tofu\n"

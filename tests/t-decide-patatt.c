@@ -48,8 +48,8 @@ sig(enum patatt_result r)
 static enum verdict
 judge1(const struct pa_config *cf, struct patatt_sig s, struct decision *d)
 {
-	struct patatt_judge j = { cf, NULL, "alice@example.org", NOW, NOW,
-		tofu, NULL };
+	struct patatt_judge j = { .cfg = cf, .author = "alice@example.org",
+		.mail_date = NOW, .now = NOW, .tofu = tofu };
 	struct patatt_report r;
 
 	memset(&r, 0, sizeof(r));
@@ -63,8 +63,9 @@ static void
 test_results(void)
 {
 	struct pa_config cf;
+	struct patatt_sig s;
 	struct decision d;
-	struct patatt_judge j = { NULL, NULL, NULL, 0, NOW, NULL, NULL };
+	struct patatt_judge j = { .now = NOW };
 	struct patatt_report r;
 
 	config_init(&cf);
@@ -84,10 +85,13 @@ test_results(void)
 	    "fail says why");
 	tap_check_int(judge1(&cf, sig(PATATT_NOKEY), &d), VERDICT_NOKEY,
 	    "nokey: nokey");
-	tap_check_int(judge1(&cf, sig(PATATT_KEY_EXPIRED), &d),
-	    VERDICT_UNTRUSTED, "a good signature by an expired key: untrusted");
-	tap_ok(strstr(d.reason, "good signature") != NULL,
-	    "... and says the signature is good");
+	s = sig(PATATT_KEY_EXPIRED);
+	strcpy(s.detail, "good signature by 0123ABCD, a key expired since "
+	    "on 2024-01-09");
+	tap_check_int(judge1(&cf, s, &d), VERDICT_UNTRUSTED,
+	    "a good signature by an expired key: untrusted");
+	tap_check_str(d.reason, s.detail,
+	    "... and says so, and since when");
 	tap_check_int(judge1(&cf, sig(PATATT_ERROR), &d), VERDICT_NONE,
 	    "an unusable signature alone: none");
 	config_release(&cf);
@@ -154,8 +158,8 @@ static void
 test_several(void)
 {
 	struct pa_config cf;
-	struct patatt_judge j = { NULL, NULL, "alice@example.org", NOW, NOW,
-		NULL, NULL };
+	struct patatt_judge j = { .author = "alice@example.org",
+		.mail_date = NOW, .now = NOW };
 	struct patatt_report r;
 	struct decision d;
 
@@ -185,6 +189,7 @@ combine(enum verdict v, enum verdict p)
 	memset(&pt, 0, sizeof(pt));
 	d.result = v;
 	d.scheme = SCHEME_V01;
+	d.has_patch = 1;
 	strcpy(d.signer, "v01 signer");
 	pt.result = p;
 	pt.scheme = SCHEME_PATATT;
@@ -245,6 +250,12 @@ test_header(void)
 	    "attid=2a02abe0-215cf3f1-2acb5798;\n\tsigner=\"alice@example.org\"; "
 	    "v0.1=none; patatt=pass",
 	    "the header names the scheme and each scheme's result");
+	d.has_patch = 0;
+	d.attid[0] = '\0';
+	sbuf_reset(&sb);
+	decision_header(&d, &sb);
+	tap_check_str(sb.buf, "pass; scheme=patatt; signer=\"alice@example.org\";"
+	    " patatt=pass", "signed mail without a patch: patatt's part only");
 	sbuf_release(&sb);
 }
 

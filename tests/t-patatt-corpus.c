@@ -1,107 +1,57 @@
 /*
- * t-patatt-corpus - our patatt verdicts against the real tool's on the
- * signed messages of the corpus (CORPUS/linux-leds/patatt-expected.tsv:
- * Debian's patatt 0.6.3, clock at 2026-12-03).
+ * t-patatt-corpus - our verdicts on the signed messages of the corpus
+ * against the real tool's (Debian's patatt 0.6.3, clock at 2026-12-03),
+ * through the decision the milter and "patchattest check" make: every
+ * signed message, a patch or not (cover letters), must get a verdict, and
+ * its patatt part must be patatt's.
  *
- * Keys: the keyring directory CORPUS/linux-leds/patatt-keys (ed25519
- * keys are files there, so patatt's PASS is our VALID, not OFFERED), and
- * for OpenPGP a GnuPG home made for this run into which every
- * openpgp/... key file of that keyring is imported through GPGME.
+ * Two set-ups, each with an empty GnuPG home and no index, so that the
+ * keyring folder is all there is, as patatt had it:
+ *  - CORPUS/linux-leds/patatt-keys and patatt-expected.tsv (ed25519 keys
+ *    from the messages, OpenPGP keys from Debian's keyring);
+ *  - CORPUS/linux-leds/kernel-keyring and patatt-expected-kernel.tsv (the
+ *    kernel's own .keyring files: OpenPGP only).
  *
- * Every ed25519 row must agree.  On openpgp rows patatt's BADSIG with
- * EXPKEYSIG in its detail (a good signature by a key expired since) is
- * our KEY_EXPIRED; any other difference fails the test, except a PASS
- * that is KEY_EXPIRED here: the clock has moved past a key's expiry
- * since the verdicts were taken, and a diagnostic says so.
+ * patatt's word against our patatt verdict: PASS is pass, NOKEY nokey,
+ * ERROR none, BADSIG fail -- except a BADSIG whose detail has EXPKEYSIG or
+ * REVKEYSIG (gpg found the signature good, the key expired or revoked):
+ * that is our untrusted, whose reason must say expired or revoked.
  *
  * CORPUS is $PATCHATTEST_CORPUS, else $srcdir/../shared/corpus; without
  * it the test skips and says so.
  */
 #include "config.h"
 
-#include <sys/types.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "patchattest.h"
-#include "patatt.h"
-#include "pgp.h"
+#include "decide.h"
+#include "paconfig.h"
 #include "tap.h"
 
 #define MAX_MESSAGE	(64u << 20)
+#define VERDICT_CLOCK	1796299200	/* 2026-12-03 12:00 UTC */
 
 struct tally {
-	unsigned	rows, ed_rows, ed_agree, pgp_rows, pgp_agree;
-	unsigned	expkeysig, clock, bad;
+	unsigned	rows, agree, ed_rows, ed_agree, pgp_rows, pgp_agree;
+	unsigned	no_patch, expkeysig;
 };
 
 static char home[64];
-static struct pgp *imp;
-static unsigned imported, key_files;
-
-static void
-kill_agent(void)
-{
-	pid_t pid;
-	int st, fd;
-
-	fflush(stdout);
-	if ((pid = fork()) == 0) {
-		if ((fd = open("/dev/null", O_RDWR)) >= 0) {
-			dup2(fd, 0);
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execlp("gpgconf", "gpgconf", "--homedir", home, "--kill", "all",
-		    (char *)NULL);
-		_exit(127);
-	}
-	if (pid > 0)
-		waitpid(pid, &st, 0);
-}
 
 static void
 cleanup(void)
 {
-	pgp_free(imp);
-	imp = NULL;
 	if (home[0]) {
-		kill_agent();
+		tap_run(NULL, "gpgconf", "--homedir", home, "--kill", "all",
+		    NULL);
 		tap_rmtree(home);
 	}
-}
-
-/* import_key - one key file into the home, through GPGME */
-static int
-import_key(const char *path, const struct stat *sb, int flag,
-    struct FTW *ftw)
-{
-	struct pa_err err;
-	unsigned n;
-	size_t len;
-	char *data;
-
-	(void)sb;
-	(void)ftw;
-	if (flag != FTW_F)
-		return 0;
-	key_files++;
-	if ((data = tap_read_file(path, &len)) == NULL)
-		return 0;
-	if (pgp_import(imp, data, len, &n, &err) == 0)
-		imported++;
-	else
-		tap_diag("import %s: %s", path, err.msg);
-	free(data);
-	return 0;
 }
 
 static int
@@ -117,28 +67,27 @@ split_tabs(char *line, char **col, int max)
 	return n;
 }
 
-/* want_of - patatt's word as our result */
-static enum patatt_result
+/* want_of - patatt's word as our verdict */
+static enum verdict
 want_of(const char *result, const char *detail)
 {
 	if (strcmp(result, "PASS") == 0)
-		return PATATT_VALID;
+		return VERDICT_PASS;
 	if (strcmp(result, "NOKEY") == 0)
-		return PATATT_NOKEY;
+		return VERDICT_NOKEY;
 	if (strcmp(result, "BADSIG") == 0)
-		return strstr(detail, "EXPKEYSIG") ? PATATT_KEY_EXPIRED :
-		    PATATT_BADSIG;
-	return PATATT_ERROR;
+		return strstr(detail, "EXPKEYSIG") || strstr(detail,
+		    "REVKEYSIG") ? VERDICT_UNTRUSTED : VERDICT_FAIL;
+	return VERDICT_NONE;
 }
 
+/* check_row - one signed message: col name, identity, algorithm, result */
 static void
-check_row(const char *dir, char **col, struct patatt *pt,
-    struct mailmsg *m, struct tally *t)
+check_row(const char *dir, char **col, struct decider *dc, struct mailmsg *m,
+    struct tally *t)
 {
-	struct patatt_report r;
-	struct pa_err err;
-	enum patatt_result want;
-	const struct patatt_sig *s;
+	struct decision d;
+	enum verdict want;
 	char path[8192];
 	char *raw;
 	size_t len;
@@ -150,56 +99,107 @@ check_row(const char *dir, char **col, struct patatt *pt,
 	else
 		t->pgp_rows++;
 	want = want_of(col[3], col[4]);
-	if (want == PATATT_KEY_EXPIRED)
-		t->expkeysig++;
 	snprintf(path, sizeof(path), "%s/%s", dir, col[0]);
 	if ((raw = tap_read_file(path, &len)) == NULL) {
 		tap_ok(0, "%s: cannot read", col[0]);
-		t->bad++;
 		return;
 	}
 	if (mailmsg_parse(m, raw, len) != 0 ||
-	    patatt_check(pt, m, &r, &err) != 0 || r.n != 1) {
+	    decide_begin(dc, m, VERDICT_CLOCK) != 0) {
 		free(raw);
-		tap_ok(0, "%s: judged (%s)", col[0], err.msg);
-		t->bad++;
+		tap_ok(0, "%s: a signed message gets a verdict", col[0]);
 		return;
 	}
 	free(raw);
-	s = &r.sig[0];
-	agree = s->result == want && strcmp(s->identity, col[1]) == 0;
+	decide_end(dc, NULL, NULL, &d);
+	if (!d.has_patch)
+		t->no_patch++;
+	agree = d.has_patatt && d.patatt == want &&
+	    strcmp(d.identity, col[1]) == 0 &&
+	    (d.has_patch || d.attid[0] == '\0');
+	if (agree && want == VERDICT_UNTRUSTED) {
+		t->expkeysig++;
+		agree = strstr(d.reason, "expired") != NULL ||
+		    strstr(d.reason, "revoked") != NULL;
+	}
 	if (agree) {
+		t->agree++;
 		if (ed)
 			t->ed_agree++;
 		else
 			t->pgp_agree++;
 		return;
 	}
-	if (!ed && want == PATATT_VALID && s->result == PATATT_KEY_EXPIRED) {
-		/* The key was valid when the verdicts were taken. */
-		t->clock++;
-		tap_diag("%s: patatt PASS, now key-expired: %s", col[0],
-		    s->detail);
+	tap_ok(0, "%s (%s, %s): patatt %s, we %s", col[0], col[1], col[2],
+	    col[3], d.has_patatt ? verdict_name(d.patatt) : "no verdict");
+	tap_diag("  ours: %s: %s", d.identity, d.reason);
+	tap_diag("  patatt: %s", col[4]);
+}
+
+/* run - every row of tsv, judged with keyring as the only keys */
+static void
+run(const char *dir, const char *tsv_name, const char *keyring_name)
+{
+	struct pa_config cfg;
+	struct decider *dc;
+	struct mailmsg *m;
+	struct pa_err err;
+	struct tally t;
+	char path[8192], ring[8192], *tsv, *line, *next, *col[8];
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, tsv_name);
+	snprintf(ring, sizeof(ring), "%s/%s", dir, keyring_name);
+	if ((tsv = tap_read_file(path, &len)) == NULL) {
+		tap_ok(0, "read %s", path);
 		return;
 	}
-	t->bad++;
-	tap_ok(0, "%s (%s, %s): patatt %s, we %s", col[0], col[1], col[2],
-	    col[3], patatt_result_name(s->result));
-	tap_diag("  ours: %s %s", s->identity, s->detail);
-	tap_diag("  patatt: %s", col[4]);
+	config_init(&cfg);
+	free(cfg.gnupg_home);
+	cfg.gnupg_home = strdup(home);
+	cfg.patatt_keyrings.v = (char *[]){ ring };
+	cfg.patatt_keyrings.n = 1;
+	m = mailmsg_new(MAX_MESSAGE);
+	if (m == NULL || decider_new(&dc, &cfg, NULL, &err) != 0) {
+		tap_ok(0, "a decider with %s: %s", keyring_name, err.msg);
+		goto out;
+	}
+	memset(&t, 0, sizeof(t));
+	for (line = tsv; line && *line; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if (line == tsv || split_tabs(line, col, 8) < 5)
+			continue;	/* the column names */
+		check_row(dir, col, dc, m, &t);
+	}
+	decider_free(dc);
+
+	printf("# %s with %s: %u rows (ed25519 %u, openpgp %u), %u without "
+	    "a patch\n", tsv_name, keyring_name, t.rows, t.ed_rows,
+	    t.pgp_rows, t.no_patch);
+	printf("# ed25519: %u of %u agree; openpgp: %u of %u agree (%u "
+	    "EXP/REVKEYSIG BADSIGs are untrusted)\n", t.ed_agree, t.ed_rows,
+	    t.pgp_agree, t.pgp_rows, t.expkeysig);
+	tap_ok(t.rows > 0, "%s: rows read: %u", tsv_name, t.rows);
+	tap_check_int(t.agree, t.rows, "%s with %s: every row agrees",
+	    tsv_name, keyring_name);
+	tap_ok(t.no_patch > 0, "%s: signed mail without a patch judged too "
+	    "(%u)", tsv_name, t.no_patch);
+out:
+	cfg.patatt_keyrings.v = NULL;
+	cfg.patatt_keyrings.n = 0;
+	config_release(&cfg);
+	mailmsg_free(m);
+	free(tsv);
 }
 
 int
 main(void)
 {
-	struct tally t;
-	struct patatt *pt;
-	struct mailmsg *m;
 	struct pa_err err;
 	struct stat st;
 	const char *corpus = getenv("PATCHATTEST_CORPUS"), *tmp;
-	char dir[4096], path[8192], *tsv, *line, *next, *col[8];
-	size_t len;
+	char dir[4096], path[8192];
 
 	if (corpus && *corpus)
 		snprintf(dir, sizeof(dir), "%s/linux-leds", corpus);
@@ -219,46 +219,12 @@ main(void)
 	if (mkdtemp(home) == NULL)
 		tap_skip_all("cannot make a temporary GnuPG home");
 	atexit(cleanup);
-	if ((imp = pgp_new(home, TRUST_GPG, &err)) == NULL)
-		tap_skip_all("GnuPG home: %s", err.msg);
-	snprintf(path, sizeof(path), "%s/patatt-keys/openpgp", dir);
-	nftw(path, import_key, 16, FTW_PHYS);
-	tap_ok(key_files > 0 && imported == key_files, "OpenPGP key files "
-	    "imported into a new GnuPG home: %u of %u", imported, key_files);
 
-	snprintf(path, sizeof(path), "%s/patatt-keys", dir);
-	if ((pt = patatt_new(path, home, &err)) == NULL) {
-		tap_ok(0, "patatt_new: %s", err.msg);
-		return tap_done();
-	}
-	m = mailmsg_new(MAX_MESSAGE);
-	snprintf(path, sizeof(path), "%s/patatt-expected.tsv", dir);
-	if (m == NULL || (tsv = tap_read_file(path, &len)) == NULL) {
-		tap_ok(0, "read %s", path);
-		return tap_done();
-	}
-	memset(&t, 0, sizeof(t));
-	for (line = tsv; line && *line; line = next) {
-		if ((next = strchr(line, '\n')) != NULL)
-			*next++ = '\0';
-		if (line == tsv || split_tabs(line, col, 8) < 5)
-			continue;	/* the column names */
-		check_row(dir, col, pt, m, &t);
-	}
-	free(tsv);
-	mailmsg_free(m);
-	patatt_free(pt);
-
-	printf("# rows: %u (ed25519 %u, openpgp %u)\n", t.rows, t.ed_rows,
-	    t.pgp_rows);
-	printf("# ed25519: %u of %u agree\n", t.ed_agree, t.ed_rows);
-	printf("# openpgp: %u of %u agree (%u EXPKEYSIG BADSIGs read as "
-	    "key-expired), %u expired since\n", t.pgp_agree, t.pgp_rows,
-	    t.expkeysig, t.clock);
-	tap_ok(t.rows > 0, "corpus rows read: %u", t.rows);
-	tap_check_int(t.ed_agree, t.ed_rows, "every ed25519 row agrees");
-	tap_check_int(t.pgp_agree + t.clock, t.pgp_rows,
-	    "every openpgp row agrees (EXPKEYSIG as key-expired)");
-	tap_check_int(t.bad, 0, "no disagreement");
+	run(dir, "patatt-expected.tsv", "patatt-keys");
+	snprintf(path, sizeof(path), "%s/patatt-expected-kernel.tsv", dir);
+	if (stat(path, &st) == 0)
+		run(dir, "patatt-expected-kernel.tsv", "kernel-keyring");
+	else
+		tap_skip("no patatt-expected-kernel.tsv in %s", dir);
 	return tap_done();
 }

@@ -382,11 +382,10 @@ mkdir -p "$K/pgpring/openpgp/example.org/gpgdev"
 gpg --batch --armor --export "$fpr" \
     >"$K/pgpring/openpgp/example.org/gpgdev/default"
 cfg patatt.pgpring.keyringsrc "$K/pgpring"
-# (ours takes OpenPGP keys from the GnuPG home only, as lib/patatt.h
-# says, and names the keyring file to import; patatt imports it itself)
-both "openpgp, the key only in the patatt keyring directory (we read the GnuPG home only): nokey / PASS" \
-    "nokey / PASS" "$T/s/pgp-seed-002.eml" pgpring "$T/gnupg-empty"
-expect "openpgp, we name the keyring file to import" \
+# (both read the keyring file itself; the GnuPG home is empty)
+both "openpgp, the key only in the patatt keyring folder: valid / PASS" \
+    "valid / PASS" "$T/s/pgp-seed-002.eml" pgpring "$T/gnupg-empty"
+expect "openpgp, our key source is the keyring file" \
     "$K/pgpring/openpgp/example.org/gpgdev/default" "$(column 8)"
 # both algorithms in one message, two identities
 add_sigs "$T/s/seed-002.eml" "$T/s/pgp-seed-002.eml" "$T/x/ed-pgp.eml"

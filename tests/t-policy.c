@@ -20,8 +20,25 @@ verdict(enum verdict v, const char *reason)
 
 	memset(&d, 0, sizeof(d));
 	d.result = v;
+	d.has_patch = 1;
 	strcpy(d.attid, "2a02abe0-215cf3f1-2acb5798");
 	strcpy(d.reason, reason);
+	return d;
+}
+
+/* signed_only - patatt's verdict v on a signed mail without a patch */
+static struct decision
+signed_only(enum verdict v)
+{
+	struct decision d;
+
+	memset(&d, 0, sizeof(d));
+	d.result = d.patatt = v;
+	d.v01 = VERDICT_NONE;
+	d.has_patatt = 1;
+	d.scheme = SCHEME_PATATT;
+	strcpy(d.identity, "dev@example.org");
+	strcpy(d.algo, "ed25519-sha256");
 	return d;
 }
 
@@ -104,6 +121,12 @@ test_text(void)
 	    "2a02abe0-215cf3f1-2acb5798 is not what its attestation says (100  "
 	    "bad  line  )",
 	    "reply text: no %%, controls or 8-bit bytes");
+	d = signed_only(VERDICT_FAIL);
+	strcpy(d.reason, "bad OpenPGP signature");
+	policy_apply(&cf, &d, NOW, &o);
+	tap_check_str(o.text, "Patch attestation fail: the message is not "
+	    "what its attestation says (bad OpenPGP signature)",
+	    "reject text of signed mail without a patch: no ID");
 	config_release(&cf);
 }
 
@@ -144,6 +167,12 @@ test_wait(void)
 	policy_apply(&cf, &d, NOW, &o);
 	tap_ok(o.action == ACTION_REJECT,
 	    "after the window, OnNone applies");
+	cf.on_none = ACTION_ACCEPT;
+	d = signed_only(VERDICT_NONE);
+	d.mail_date = NOW - 60;
+	policy_apply(&cf, &d, NOW, &o);
+	tap_ok(o.action == ACTION_ACCEPT, "wait: signed mail without a patch "
+	    "has no document to wait for");
 	config_release(&cf);
 }
 
@@ -178,6 +207,12 @@ test_authres(void)
 	policy_authres(&sb, "m", &d);
 	tap_ok(strstr(sb.buf, "x-patch-attest=temperror") != NULL,
 	    "A-R: temperror");
+	sbuf_reset(&sb);
+	d = signed_only(VERDICT_PASS);
+	policy_authres(&sb, "mx.example.org", &d);
+	tap_check_str(sb.buf, "mx.example.org; x-patatt=pass reason=\"pass\""
+	    "\n\theader.i=dev@example.org header.a=ed25519-sha256",
+	    "A-R: signed mail without a patch has patatt's part only");
 	sbuf_release(&sb);
 }
 

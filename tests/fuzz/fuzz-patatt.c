@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "patchattest.h"
 #include "patatt.h"
@@ -23,14 +24,17 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct mailmsg *m;
+	static struct patatt_keyring *kr;
 	static struct patatt *pt;
 	struct patatt_report r;
 	struct pa_err err;
+	char *ring = getenv("FUZZ_KEYRING");
 
 	if (pt == NULL) {
 		if (pa_global_init(&err) != 0 ||
-		    (pt = patatt_new(getenv("FUZZ_KEYRING"),
-		    getenv("FUZZ_GNUPGHOME"), &err)) == NULL) {
+		    patatt_keyring_new(&kr, &ring, ring != NULL, &err) != 0 ||
+		    (pt = patatt_new(kr, getenv("FUZZ_GNUPGHOME"), &err)) ==
+		    NULL) {
 			fprintf(stderr, "fuzz-patatt: %s\n", err.msg);
 			abort();
 		}
@@ -40,6 +44,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mailmsg_reset(m);
 	if (mailmsg_parse(m, data, size) != 0)
 		return 0;
-	(void)patatt_check(pt, m, &r, &err);
+	(void)patatt_check(pt, m, time(NULL), &r, &err);
 	return 0;
 }
