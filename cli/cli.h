@@ -72,7 +72,13 @@ int	cli_parse(const struct cli_cmd *cmd, int argc, char **argv);
 /* cli_usage - the usage lines of cmd, to fp */
 void	cli_usage(const struct cli_cmd *cmd, FILE *fp);
 
-/* cli_warn - "patchattest: " fmt "\n" on stderr */
+/*
+ * cli_stderr - the real standard error: the stderr stream itself takes
+ * the libraries' chatter away (pa_divert_stderr)
+ */
+extern FILE	*cli_stderr;
+
+/* cli_warn - "patchattest: " fmt "\n" on standard error */
 void	cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*

@@ -138,7 +138,7 @@ cmd_attest(int argc, char **argv)
 		return nargs == CLI_PARSE_HELP ? CLI_EXIT_OK : CLI_EXIT_ERROR;
 	if (nargs == 0) {
 		cli_warn("attest: no FILE given");
-		cli_usage(&cli_cmd_attest, stderr);
+		cli_usage(&cli_cmd_attest, cli_stderr);
 		return CLI_EXIT_ERROR;
 	}
 	config_init(&cfg);

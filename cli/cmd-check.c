@@ -69,13 +69,17 @@ check_one(struct decider *dc, struct mailmsg *m, struct sbuf *file,
 		decision_header(&d, &hdr);
 		printf("X-Patch-Attested: %s\n", hdr.buf);
 		sbuf_release(&hdr);
-	} else if (d.has_patatt)
+	} else if (d.has_patatt && d.has_patch)
 		/* Both schemes spoke: which gave the verdict, and each's. */
 		printf("%s\t%s\t%s\t%s\tscheme=%s v0.1=%s patatt=%s\n", name,
 		    verdict_name(d.result), d.attid[0] ? d.attid : "-",
 		    d.signer[0] ? d.signer : d.reason[0] ? d.reason : "-",
 		    d.scheme == SCHEME_PATATT ? "patatt" : "v0.1",
 		    verdict_name(d.v01), verdict_name(d.patatt));
+	else if (d.has_patatt)
+		printf("%s\t%s\t-\t%s\tscheme=patatt patatt=%s\n", name,
+		    verdict_name(d.result), d.signer[0] ? d.signer :
+		    d.reason[0] ? d.reason : "-", verdict_name(d.patatt));
 	else
 		printf("%s\t%s\t%s\t%s\n", name, verdict_name(d.result),
 		    d.attid[0] ? d.attid : "-", d.signer[0] ? d.signer :
@@ -100,7 +104,7 @@ cmd_check(int argc, char **argv)
 		return n == CLI_PARSE_HELP ? CLI_EXIT_OK : CLI_EXIT_ERROR;
 	if (n == 0) {
 		cli_warn("check: no FILE given");
-		cli_usage(&cli_cmd_check, stderr);
+		cli_usage(&cli_cmd_check, cli_stderr);
 		return CLI_EXIT_ERROR;
 	}
 	config_init(&cfg);

@@ -164,7 +164,7 @@ cmd_hash(int argc, char **argv)
 		return n == CLI_PARSE_HELP ? CLI_EXIT_OK : CLI_EXIT_ERROR;
 	if (n == 0) {
 		cli_warn("hash: no FILE given");
-		cli_usage(&cli_cmd_hash, stderr);
+		cli_usage(&cli_cmd_hash, cli_stderr);
 		return CLI_EXIT_ERROR;
 	}
 	sbuf_init(&run.file, CLI_MAX_INPUT);

@@ -47,7 +47,7 @@ index_warn(void *arg, const char *where, const char *what)
 	struct index_view *v = arg;
 
 	if (v->shown) {
-		fputc('\n', stderr);
+		fputc('\n', cli_stderr);
 		v->shown = 0;
 	}
 	cli_warn("%s: %s", where, what);
@@ -60,7 +60,7 @@ index_progress(void *arg, const struct indexer_stats *st)
 
 	if (!v->tty)
 		return;
-	fprintf(stderr, "\r[%-20.*s] %zu entries, %zu documents, %zu "
+	fprintf(cli_stderr, "\r[%-20.*s] %zu entries, %zu documents, %zu "
 	    "attestations", (int)(st->entries / 256 % 21),
 	    "####################", st->entries, st->documents,
 	    st->attestations);
@@ -82,7 +82,7 @@ cmd_index(int argc, char **argv)
 	if ((n = cli_parse(&cli_cmd_index, argc, argv)) < 0)
 		return n == CLI_PARSE_HELP ? CLI_EXIT_OK : CLI_EXIT_ERROR;
 	if (n != 0) {
-		cli_usage(&cli_cmd_index, stderr);
+		cli_usage(&cli_cmd_index, cli_stderr);
 		return CLI_EXIT_ERROR;
 	}
 	config_init(&cfg);
@@ -108,13 +108,13 @@ cmd_index(int argc, char **argv)
 	err.msg[0] = '\0';
 	if (indexer_archive(&cfg, ix, pgp, &st, &hooks, &err) != 0) {
 		if (view.shown)
-			fputc('\n', stderr);
+			fputc('\n', cli_stderr);
 		cli_warn("%s: %s", cfg.archive ? cfg.archive : "index",
 		    err.msg);
 		goto out;
 	}
 	if (view.shown)
-		fputc('\n', stderr);
+		fputc('\n', cli_stderr);
 	printf("%zu entries read: %zu attestation documents (%zu verified, "
 	    "%zu bad or unverifiable, %zu already indexed), %zu skipped; "
 	    "%zu attestations indexed, %zu documents removed\n", st.entries,

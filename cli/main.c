@@ -38,11 +38,17 @@ static const struct cli_cmd *const cli_cmds[] = {
 
 #define NCMDS	(sizeof(cli_cmds) / sizeof(cli_cmds[0]))
 
+FILE	*cli_stderr;
+
 int
 main(int argc, char **argv)
 {
 	const struct cli_cmd *cmd;
 	int i;
+
+	/* librnp's diagnostics are no business of the command's user. */
+	if ((cli_stderr = pa_divert_stderr(NULL)) == NULL)
+		cli_stderr = stderr;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "--version") == 0) {
@@ -59,16 +65,16 @@ main(int argc, char **argv)
 			break;
 		}
 		cli_warn("unknown option '%s'", argv[i]);
-		main_usage(stderr);
+		main_usage(cli_stderr);
 		return CLI_EXIT_ERROR;
 	}
 	if (i >= argc) {
-		main_usage(stderr);
+		main_usage(cli_stderr);
 		return CLI_EXIT_ERROR;
 	}
 	if ((cmd = cli_find(argv[i])) == NULL) {
 		cli_warn("unknown command '%s'", argv[i]);
-		main_usage(stderr);
+		main_usage(cli_stderr);
 		return CLI_EXIT_ERROR;
 	}
 	return cmd->run(argc - i, argv + i);
@@ -104,11 +110,11 @@ cli_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs(CLI_NAME ": ", stderr);
+	fputs(CLI_NAME ": ", cli_stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vfprintf(cli_stderr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fputc('\n', cli_stderr);
 }
 
 void
@@ -191,14 +197,14 @@ cli_parse(const struct cli_cmd *cmd, int argc, char **argv)
 		}
 		if (o == NULL) {
 			cli_warn("%s: unknown option '%s'", cmd->name, arg);
-			cli_usage(cmd, stderr);
+			cli_usage(cmd, cli_stderr);
 			return -1;
 		}
 		if (o->flag != NULL) {
 			if (eq != NULL) {
 				cli_warn("%s: option '--%s' takes no value",
 				    cmd->name, o->name);
-				cli_usage(cmd, stderr);
+				cli_usage(cmd, cli_stderr);
 				return -1;
 			}
 			*o->flag = 1;
@@ -209,7 +215,7 @@ cli_parse(const struct cli_cmd *cmd, int argc, char **argv)
 		else {
 			cli_warn("%s: option '--%s' needs a value", cmd->name,
 			    o->name);
-			cli_usage(cmd, stderr);
+			cli_usage(cmd, cli_stderr);
 			return -1;
 		}
 	}
@@ -273,7 +279,7 @@ cli_load_config(struct pa_config *cfg, const char *path)
 	sbuf_init(&problems, 1 << 16);
 	if ((rc = config_load(cfg, path, &problems)) != 0)
 		fputs(problems.len ? problems.buf : "configuration error\n",
-		    stderr);
+		    cli_stderr);
 	sbuf_release(&problems);
 	return rc == 0 ? 0 : CLI_EXIT_ERROR;
 }

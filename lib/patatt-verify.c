@@ -204,15 +204,21 @@ verify_keyfile(struct patatt *pt, struct patatt_check *c,
 		patatt_set(s, PATATT_KEY_EXPIRED, "good signature by %s, but "
 		    "the signature itself has expired or is dated ahead",
 		    os->fpr);
+	else if (os->status == OPENPGP_KEY_INVALID && os->revoked &&
+	    os->valid_till == 0)
+		patatt_set(s, PATATT_KEY_EXPIRED, "signed by %s, a key revoked "
+		    "from the start (or as compromised)", os->fpr);
+	else if (os->status == OPENPGP_KEY_INVALID && os->valid_till == 0)
+		patatt_set(s, PATATT_KEY_EXPIRED, "signed by %s, a key that "
+		    "was never valid", os->fpr);
 	else if (os->status == OPENPGP_KEY_INVALID)
-		patatt_set(s, PATATT_KEY_EXPIRED, "signed by %s, a key %s "
-		    "already when it signed%s", os->fpr, os->revoked ?
-		    "revoked" : os->valid_till == 0 ? "never valid" :
-		    "expired", till);
+		patatt_set(s, PATATT_KEY_EXPIRED, "signed by %s after the key "
+		    "%s%s", os->fpr, os->revoked ? "was revoked" : "expired",
+		    till);
 	else if (os->valid_till != OPENPGP_FOREVER &&
 	    pt->now > os->valid_till)
-		patatt_set(s, PATATT_KEY_EXPIRED, "good signature by %s, a "
-		    "key %s since%s", os->fpr, os->revoked ? "revoked" :
+		patatt_set(s, PATATT_KEY_EXPIRED, "good signature by %s, but "
+		    "the key %s%s", os->fpr, os->revoked ? "was revoked" :
 		    "expired", till);
 	else
 		patatt_set(s, PATATT_VALID, "%s", "");

@@ -19,6 +19,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define PA_OK		  0
 #define PA_ERROR	(-1)	/* unexpected failure; see the pa_err text */
@@ -51,6 +52,16 @@ const char	*pa_strerror(int code);
  * and libsodium's set-up.  0, or PA_ERROR with err saying why.
  */
 int		 pa_global_init(struct pa_err *err);
+
+/*
+ * pa_divert_stderr - what the libraries write to the stderr stream
+ * (librnp's diagnostics, which Debian's build prints whatever it is
+ * told) goes to sink, one line at a time without its line end (NULL:
+ * nowhere).  Returns a stream on the real standard error for the
+ * program's own messages, or NULL (nothing changed).  Once, at start-up,
+ * before threads; the stream stays open.
+ */
+FILE		*pa_divert_stderr(void (*sink)(const char *line, size_t len));
 
 /*
  * struct mailmsg - one mail message, pushed in pieces or parsed whole.

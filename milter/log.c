@@ -1,19 +1,24 @@
 /*
  * log.c - one line per event, to syslog with the configured facility and,
  * in the foreground, to standard error.  The level and facility change on
- * reload, while other threads log.
+ * reload, while other threads log.  What the libraries print to stderr
+ * comes here too, as debug lines in quotes (mlog_divert()).
  */
 #include "config.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <syslog.h>
 
+#include "hdrfmt.h"
 #include "milter.h"
+#include "sbuf.h"
 
 static atomic_int	level = LOG_LEVEL_INFO;
 static atomic_int	facility = -1;		/* -1: closed */
 static int		to_stderr;
+static FILE		*own_stderr;	/* the real one, once diverted */
 
 static const int	priorities[] = {
 	[LOG_LEVEL_ERROR] = LOG_ERR,
@@ -33,6 +38,30 @@ void
 mlog_open(int foreground)
 {
 	to_stderr = foreground;
+}
+
+/* library_line - a line a library printed on stderr, as a debug line */
+static void
+library_line(const char *line, size_t len)
+{
+	struct sbuf raw, quoted;
+
+	sbuf_init(&raw, 1024);
+	sbuf_init(&quoted, 4096);
+	sbuf_add(&raw, line, len);
+	hdrfmt_quoted(&quoted, raw.buf);
+	mlog(LOG_LEVEL_DEBUG, "library: %s", quoted.buf);
+	sbuf_release(&raw);
+	sbuf_release(&quoted);
+}
+
+void
+mlog_divert(void)
+{
+	FILE *own;
+
+	if ((own = pa_divert_stderr(library_line)) != NULL)
+		own_stderr = own;
 }
 
 void
@@ -62,5 +91,6 @@ mlog(enum log_level lv, const char *fmt, ...)
 	if (atomic_load(&facility) != -1)
 		syslog(priorities[lv], "%s", line);
 	if (to_stderr)
-		fprintf(stderr, "patchattest-milter: %s\n", line);
+		fprintf(own_stderr ? own_stderr : stderr,
+		    "patchattest-milter: %s\n", line);
 }

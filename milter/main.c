@@ -454,6 +454,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 	mlog_open(o.foreground);
+	mlog_divert();
 	if ((cf.pid_file != NULL && write_pid(cf.pid_file) != 0) ||
 	    drop_privileges(&cf) != 0)
 		goto out;

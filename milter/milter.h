@@ -21,8 +21,13 @@
 #include "paconfig.h"
 #include "patchattest.h"
 
-/* log.c: syslog and, in the foreground, standard error */
+/*
+ * log.c: syslog and, in the foreground, standard error; mlog_divert()
+ * once the milter is where it will run (after it left the terminal):
+ * from then on the libraries' stderr lines are debug lines
+ */
 void	mlog_open(int foreground);
+void	mlog_divert(void);
 void	mlog_configure(const struct pa_config *);
 void	mlog(enum log_level, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));

@@ -122,7 +122,8 @@ EOF
 # diff changed (when Debian's patatt is installed)
 . "$srcdir/tests/patatt-lib.sh"
 have_patatt=
-if patatt_setup "$T/patatt" && patatt_sign "$D/p1.eml" "$D/patatt.eml"; then
+if patatt_setup "$T/patatt" && patatt_sign "$D/p1.eml" "$D/patatt.eml" &&
+    patatt_sign "$D/cover.eml" "$D/patatt-cover.eml"; then
 	sed 's/^+ \* The decision process/+ * The decisive process/' \
 	    "$D/patatt.eml" >"$D/patatt-fail.eml"
 	have_patatt=yes
@@ -170,8 +171,8 @@ awk 'BEGIN { for (i = 0; i < 1024; i++) printf "%063d\n", i }' \
 # --- scenarios -----------------------------------------------------------
 # scenario NAME LUA INDEX [CONF-LINE...]: run tests/milter/LUA against a
 # milter of its own, with a copy of index INDEX (main, bob, mallory,
-# empty, broken; missing: none at all) and the archive it came from, plus
-# the lines given.
+# empty, broken; missing: none at all) and the archive it came from
+# (noarchive: no Archive and no index), plus the lines given.
 # $defines adds miltertest -D variables; $hdr_index names the index the
 # expected headers (DATA/*.hdr) come from (default: INDEX).
 defines=
@@ -187,10 +188,11 @@ scenario() {
 	case $index in
 	broken) archive=$T/md-main ;;
 	missing) archive=$T/md-main; index= ;;
+	noarchive) archive=; index= ;;
 	esac
 	[ -n "$index" ] && cp -R "$T/index-$index" "$d/index"
 	{
-		echo "Archive $archive"
+		[ -z "$archive" ] || echo "Archive $archive"
 		echo "IndexPath $d/index"
 		echo "GnuPGHome $T/gnupg"
 		echo "Socket unix:$d/milter.sock"
@@ -206,7 +208,7 @@ scenario() {
 	hconf=$d/milter.conf
 	[ -n "$hdr_index" ] && hconf=$T/index-$hdr_index.conf
 	for m in p1 p2 p3 p4 p5 p6 fail-m fail-p none late patatt \
-	    patatt-fail; do
+	    patatt-fail patatt-cover; do
 		[ -f "$d/data/$m.eml" ] || continue
 		"$PATCHATTEST" check -c "$hconf" --header "$d/data/$m.eml" \
 		    >"$d/data/$m.hdr" 2>>"$d/check.log"
@@ -301,8 +303,20 @@ scenario stale t-policy.lua main "StalenessDays 30" \
 if [ -n "$have_patatt" ]; then
 	scenario patatt t-patatt.lua empty "PatattKeyring $T/patatt/keyring" \
 	    "AuthservID mx.test.example"
+	# patatt only: no Archive, no index; the milter makes one
+	scenario patatt-only t-patatt-only.lua noarchive \
+	    "PatattKeyring $T/patatt/keyring"
+	[ -f "$T/run/patatt-only/index/data.mdb" ]
+	ok $? "patatt-only: the milter made the index it keeps keys in"
+	if grep -q 'temperror' "$T/run/patatt-only/milter.log"; then
+		ok 1 "patatt-only: nothing is temperror"
+		diag "$T/run/patatt-only/milter.log"
+	else
+		ok 0 "patatt-only: nothing is temperror"
+	fi
 else
 	skip "patatt (t-patatt.lua)" "patatt or git is not installed"
+	skip "patatt-only (t-patatt-only.lua)" "patatt or git is not installed"
 fi
 
 # stopped: every milter, sent SIGTERM, exits 0 within 15 seconds

@@ -455,4 +455,179 @@ else
 	ok 0 "# SKIP ssh-keygen cannot make a key"
 fi
 
+# --- the kernel's keyring layout ------------------------------------------------
+# A folder laid out as pgpkeys.git's .keyring (openpgp/<domain>/<local>/
+# <selector>, plus ed25519/ and openssh/), the only keyring of both tools,
+# with an empty GnuPG home: every key is trusted by being there, OpenPGP
+# ones included, and the verdicts must be patatt's.
+KR=$K/kernel
+mkdir -p "$KR/openpgp/example.org" "$KR/ed25519/example.org/dev"
+cfg patatt.kernel.keyringsrc "$KR"
+# gpg_at TIME: a gpg that lives at TIME (patatt's gpg-bin)
+gpg_at() {
+	printf '#!/bin/sh\nexec gpg --faked-system-time %s "$@"\n' "$1" \
+	    >"$T/gpg-$1"
+	chmod +x "$T/gpg-$1"
+	echo "$T/gpg-$1"
+}
+# newkey UID ALGO USAGE EXPIRE [TIME]: a key made at TIME; its fingerprint
+newkey() {
+	gpg --batch --quiet --passphrase '' ${5:+--faked-system-time "$5"} \
+	    --quick-gen-key "$1" "$2" "$3" "$4" 2>/dev/null &&
+	    gpg --batch --with-colons --list-keys "$1" 2>/dev/null |
+	    awk -F: '$1 == "fpr" { print $10; exit }'
+}
+# subkey FPR EXPIRE [TIME]: a signing subkey added at TIME; its fingerprint
+subkey() {
+	gpg --batch --quiet --passphrase '' ${3:+--faked-system-time "$3"} \
+	    --quick-add-key "$1" ed25519 sign "$2" 2>/dev/null &&
+	    gpg --batch --with-colons --list-keys "$1" 2>/dev/null |
+	    awk -F: '$1 == "fpr" { f = $10 } END { print f }'
+}
+# ksign NAME KEY IDENTITY [GPG]: seed-004 signed by KEY as IDENTITY into
+# $T/s/k-NAME.eml, through patatt section NAME
+ksign() {
+	cfg "patatt.$1.signingkey" "openpgp:$2"
+	cfg "patatt.$1.identity" "$3"
+	[ -z "$4" ] || cfg "patatt.$1.gpg-bin" "$4"
+	pa -s "$1" sign <"$T/in/seed-004.eml" >"$T/s/k-$1.eml" \
+	    2>"$T/sign.err" || diag "$T/sign.err" 5
+}
+kfile() { mkdir -p "$KR/openpgp/example.org/$1"; echo "$KR/openpgp/example.org/$1/default"; }
+
+kdev=$(newkey 'K Dev <kdev@example.org>' ed25519 sign never)
+gpg --batch --armor --export "$kdev" >"$(kfile kdev)" 2>/dev/null
+ksign kdev "$kdev" kdev@example.org
+both "kernel layout, armored export: valid / PASS" "valid / PASS" \
+    "$T/s/k-kdev.eml" kernel "$T/gnupg-empty"
+expect "kernel layout: our key source is the .keyring file" \
+    "$KR/openpgp/example.org/kdev/default" "$(column 8)"
+body_edit "$T/s/k-kdev.eml" "$T/x/k-kdev-body.eml"
+both "kernel layout, body changed: badsig / BADSIG" "badsig / BADSIG" \
+    "$T/x/k-kdev-body.eml" kernel "$T/gnupg-empty"
+# what the kernel's files look like: a text summary before the armor
+{ printf 'pub   ed25519 2026-12-03 [SC]\n      %s\nuid   K Bin\n\n' "$kdev"
+  gpg --batch --armor --export "$kdev"; } >"$T/x/summary.asc" 2>/dev/null
+cp "$T/x/summary.asc" "$(kfile kdev)"
+both "kernel layout, a summary before the armor: valid / PASS" \
+    "valid / PASS" "$T/s/k-kdev.eml" kernel "$T/gnupg-empty"
+
+kbin=$(newkey 'K Bin <kbin@example.org>' rsa2048 sign never)
+gpg --batch --export "$kbin" >"$(kfile kbin)" 2>/dev/null
+ksign kbin "$kbin" kbin@example.org
+both "kernel layout, binary export of an RSA key: valid / PASS" \
+    "valid / PASS" "$T/s/k-kbin.eml" kernel "$T/gnupg-empty"
+
+# two keys in one file: two armored exports one after the other
+ktwo=$(newkey 'K Two <ktwo@example.org>' ed25519 sign never)
+{ gpg --batch --armor --export "$kbin"; gpg --batch --armor --export "$ktwo"
+} >"$(kfile ktwo)" 2>/dev/null
+ksign ktwo "$ktwo" ktwo@example.org
+both "kernel layout, the signer's key second of two in the file: valid / PASS" \
+    "valid / PASS" "$T/s/k-ktwo.eml" kernel "$T/gnupg-empty"
+
+# a primary with an expired signing subkey, used when it was valid
+old=$(gpg_at 20200601T000000)
+kexp=$(newkey 'K Exp <kexp@example.org>' ed25519 cert never 20200101T000000)
+kexps=$(subkey "$kexp" 1y 20200101T000000)
+gpg --batch --armor --export "$kexp" >"$(kfile kexp)" 2>/dev/null
+ksign kexp "$kexps!" kexp@example.org "$old"
+both "kernel layout, signing subkey expired since (patatt: BADSIG): key-expired / BADSIG" \
+    "key-expired / BADSIG" "$T/s/k-kexp.eml" kernel "$T/gnupg-empty"
+case $(column 5) in
+*"expired on 2020-12-31"*) ok 0 "we say when it expired" ;;
+*) ok 1 "we say when it expired: $(column 5)" ;;
+esac
+# ... and used after it expired: the signer extended it in its own
+# keyring, the keyring file still has the first expiry
+gpg --batch --quiet --faked-system-time 20200601T000000 \
+    --quick-set-expire "$kexp" never "$kexps" 2>/dev/null
+ksign kexp2 "$kexps!" kexp@example.org "$(gpg_at 20220101T000000)"
+both "kernel layout, signed by a subkey already expired (patatt: BADSIG): key-expired / BADSIG" \
+    "key-expired / BADSIG" "$T/s/k-kexp2.eml" kernel "$T/gnupg-empty"
+case $(column 5) in
+*"after the key expired"*) ok 0 "we say it signed after it expired" ;;
+*) ok 1 "we say it signed after it expired: $(column 5)" ;;
+esac
+
+# a primary with a revoked signing subkey, used before the revocation
+krev=$(newkey 'K Rev <krev@example.org>' ed25519 cert never 20240101T000000)
+krevs=$(subkey "$krev" never 20240101T000000)
+ksign krev "$krevs!" krev@example.org "$(gpg_at 20250101T000000)"
+printf 'key 1\nrevkey\ny\n0\n\ny\nsave\n' | gpg --batch --yes \
+    --faked-system-time 20250601T000000 --command-fd 0 \
+    --pinentry-mode loopback --passphrase '' --edit-key "$krev" \
+    >/dev/null 2>&1
+gpg --batch --armor --export "$krev" >"$(kfile krev)" 2>/dev/null
+gpg --batch --with-colons --list-keys "$krev" 2>/dev/null | grep -q '^sub:r:'
+ok $? "gpg revoked the signing subkey of $krev"
+both "kernel layout, signing subkey revoked since (patatt: BADSIG): key-expired / BADSIG" \
+    "key-expired / BADSIG" "$T/s/k-krev.eml" kernel "$T/gnupg-empty"
+case $(column 5) in
+*"revoked on 2025-06-01"*) ok 0 "we say when it was revoked" ;;
+*) ok 1 "we say when it was revoked: $(column 5)" ;;
+esac
+
+# a file that lacks the signing subkey: the primary and another subkey
+kpart=$(newkey 'K Part <kpart@example.org>' ed25519 cert never)
+kpart1=$(subkey "$kpart" never)
+kpart2=$(subkey "$kpart" never)
+gpg --batch --armor --export "$kpart1!" >"$(kfile kpart)" 2>/dev/null
+ksign kpart "$kpart2!" kpart@example.org
+both "kernel layout, the file lacks the signing subkey: nokey / NOKEY" \
+    "nokey / NOKEY" "$T/s/k-kpart.eml" kernel "$T/gnupg-empty"
+
+# an OpenPGP signer with no file, and an empty GnuPG home
+both "kernel layout, no file for the identity: nokey / NOKEY" \
+    "nokey / NOKEY" "$T/s/pgp-seed-002.eml" kernel "$T/gnupg-empty"
+
+# ed25519 and OpenSSH keys filed there too
+cp "$K/good/ed25519/example.org/dev/t1" "$KR/ed25519/example.org/dev/t1"
+both "kernel layout, an ed25519 key: valid / PASS" "valid / PASS" \
+    "$T/s/seed-002.eml" kernel "$T/gnupg-empty"
+if [ -f "$T/s/ssh.eml" ]; then
+	mkdir -p "$KR/openssh/example.org/dev"
+	cp "$T/id_ed25519.pub" "$KR/openssh/example.org/dev/ssh1"
+	both "kernel layout, an OpenSSH key: valid / PASS" "valid / PASS" \
+	    "$T/s/ssh.eml" kernel "$T/gnupg-empty"
+else
+	skip "kernel layout, an OpenSSH key" "ssh-keygen cannot make a key"
+fi
+
+# --- several keyring folders, searched in order -------------------------------
+# the kernel's first, a local one second (patatt: keyringsrc given twice)
+git -C "$T/repo" config --add patatt.multi.keyringsrc "$KR"
+git -C "$T/repo" config --add patatt.multi.keyringsrc "$K/good"
+multi() {
+	"$VERIFY" -k "$KR" -k "$K/good" -g "$T/gnupg-empty" "$1" 2>/dev/null |
+	    cut -f4 | tr '\n' ' ' | sed 's/ $//'
+}
+got="$(multi "$T/s/plus.eml") / $(theirs multi "$T/s/plus.eml")"
+expect "two folders, the key only in the second: valid / PASS" \
+    "valid / PASS" "$got"
+got="$(multi "$T/s/k-kdev.eml") / $(theirs multi "$T/s/k-kdev.eml")"
+expect "two folders, the key in the first: valid / PASS" "valid / PASS" "$got"
+# the first folder's file wins: t2 filed there for dev's t1 selector
+cp "$K/good/ed25519/example.org/dev/t2" "$KR/ed25519/example.org/dev/t1"
+got="$(multi "$T/s/seed-002.eml") / $(theirs multi "$T/s/seed-002.eml")"
+expect "two folders, the first one's (wrong) key wins: badsig / BADSIG" \
+    "badsig / BADSIG" "$got"
+cp "$K/good/ed25519/example.org/dev/t1" "$KR/ed25519/example.org/dev/t1"
+
+# --- the same through the decision ("patchattest check") ---------------------
+if [ -x "${PATCHATTEST:-}" ]; then
+	printf 'IndexPath %s\nGnuPGHome %s\nPatattKeyring %s\n' \
+	    "$T/index" "$T/gnupg-empty" "$KR" >"$T/kernel.conf"
+	for pair in k-kdev:pass k-kexp:untrusted k-krev:untrusted \
+	    k-kpart:nokey; do
+		f=${pair%%:*}
+		w=${pair#*:}
+		v=$("$PATCHATTEST" check -c "$T/kernel.conf" "$T/s/$f.eml" |
+		    cut -f2)
+		expect "check with the kernel layout, $f: $w" "$w" "$v"
+	done
+else
+	skip "check with the kernel layout" "PATCHATTEST is not set"
+fi
+
 tap_end

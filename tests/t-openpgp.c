@@ -1,0 +1,281 @@
+/*
+ * t-openpgp - OpenPGP signed messages checked by librnp (lib/openpgp.h),
+ * with keys and signatures made by gpg for this run: what a good, a
+ * changed, a foreign, a doubly signed, an oversized and a compressed-bomb
+ * message give, and keys revoked as compromised.  Expired and revoked
+ * signing subkeys are checked against patatt itself in t-patatt.sh.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "patchattest.h"
+#include "openpgp.h"
+#include "sbuf.h"
+#include "tap.h"
+
+#define PLAIN_CAP	1024
+
+static char top[64], home[128];
+
+static void
+cleanup(void)
+{
+	if (home[0])
+		tap_run(NULL, "gpgconf", "--homedir", home, "--kill", "all",
+		    NULL);
+	if (top[0])
+		tap_rmtree(top);
+}
+
+/* gpg - gpg in the test's home, output into out (NULL: discarded) */
+#define gpg(out, ...) tap_run(out, "gpg", "--homedir", home, "--batch", \
+	"--quiet", "--yes", __VA_ARGS__, (char *)NULL)
+
+/* path_of - name inside the test's folder */
+static const char *
+path_of(const char *name)
+{
+	static char buf[4][256];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", top, name);
+	return buf[k];
+}
+
+/* fpr_of - the primary fingerprint of the key with user ID uid */
+static int
+fpr_of(const char *uid, char fpr[41])
+{
+	char *list, *p;
+	size_t len;
+
+	if (gpg(path_of("list"), "--with-colons", "--list-keys", uid) != 0 ||
+	    (list = tap_read_file(path_of("list"), &len)) == NULL)
+		return -1;
+	p = strstr(list, "\nfpr:::::::::");
+	if (p != NULL && strlen(p) > 13 + 40) {
+		memcpy(fpr, p + 13, 40);
+		fpr[40] = '\0';
+	}
+	free(list);
+	return p ? 0 : -1;
+}
+
+/* load - the keys of a gpg export of who */
+static struct openpgp_keys *
+load(const char *who, int armor)
+{
+	struct openpgp_keys *k = NULL;
+	struct pa_err err;
+	char *data;
+	size_t len;
+
+	if ((armor ? gpg(path_of("export"), "--armor", "--export", who) :
+	    gpg(path_of("export"), "--export", who)) != 0 ||
+	    (data = tap_read_file(path_of("export"), &len)) == NULL)
+		return NULL;
+	if (openpgp_keys_load(&k, data, len, &err) != 0)
+		tap_diag("load %s: %s", who, err.msg);
+	free(data);
+	return k;
+}
+
+/* verify - the signed message in file name, checked with k, into sig */
+static int
+verify(struct openpgp_keys *k, const char *name, struct sbuf *plain,
+    struct openpgp_sig *sig)
+{
+	char *data;
+	size_t len;
+	int rc;
+
+	memset(sig, 0, sizeof(*sig));
+	sig->status = OPENPGP_UNUSABLE;
+	if ((data = tap_read_file(path_of(name), &len)) == NULL)
+		return -1;
+	rc = openpgp_verify(k, data, len, plain, sig);
+	free(data);
+	return rc;
+}
+
+static void
+test_load(void)
+{
+	struct openpgp_keys *k = (struct openpgp_keys *)1;
+	struct pa_err err;
+	static const char junk[] = "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n"
+	    "not base64 at all\n-----END PGP PUBLIC KEY BLOCK-----\n";
+
+	err.msg[0] = '\0';
+	tap_check_int(openpgp_keys_load(&k, "", 0, &err), PA_EBADDOC,
+	    "an empty key file holds no key");
+	tap_ok(k == NULL && err.msg[0] != '\0', "  and says so: %s", err.msg);
+	tap_check_int(openpgp_keys_load(&k, junk, sizeof(junk) - 1, &err),
+	    PA_EBADDOC, "a broken armor holds no key");
+	tap_check_int(openpgp_keys_load(&k, "\x99\x01", 2, &err), PA_EBADDOC,
+	    "a truncated packet holds no key");
+}
+
+static void
+test_signatures(const char *alice, const char *bob)
+{
+	struct openpgp_keys *ka, *kab;
+	struct openpgp_sig sig;
+	struct sbuf plain;
+	char *data;
+	size_t len, i;
+	time_t now = time(NULL);
+
+	sbuf_init(&plain, PLAIN_CAP);
+	tap_write_file(path_of("text"), "a digest of 32 bytes, say......\n",
+	    32);
+	ka = load(alice, 1);
+	kab = load(bob, 0);
+	if (!tap_ok(ka != NULL && kab != NULL, "keys load, armored and "
+	    "binary"))
+		goto out;
+	if (gpg(NULL, "-u", alice, "-o", path_of("good.gpg"), "-s",
+	    path_of("text")) != 0) {
+		tap_ok(0, "gpg -s");
+		goto out;
+	}
+	verify(ka, "good.gpg", &plain, &sig);
+	tap_check_int(sig.status, OPENPGP_GOOD, "a good signature: good");
+	tap_check_mem(plain.buf, plain.len, "a digest of 32 bytes, say......\n",
+	    32, "  its content is what was signed");
+	tap_check_str(sig.fpr, alice, "  by the signing key");
+	tap_ok(sig.when > now - 600 && sig.when <= now + 5,
+	    "  made now: %lld", (long long)sig.when);
+	tap_ok(sig.valid_till == OPENPGP_FOREVER && !sig.revoked,
+	    "  by a key that does not expire");
+	verify(kab, "good.gpg", &plain, &sig);
+	tap_check_int(sig.status, OPENPGP_NOKEY, "with another key's file: "
+	    "nokey");
+	tap_ok(sig.fpr[0] != '\0' && strstr(alice, sig.fpr) != NULL,
+	    "  names the signer: %s", sig.fpr);
+
+	/* A byte of the literal data changed (uncompressed, to reach it). */
+	if (gpg(NULL, "-u", alice, "--compress-algo", "none", "-o",
+	    path_of("plain.gpg"), "-s", path_of("text")) == 0 &&
+	    (data = tap_read_file(path_of("plain.gpg"), &len)) != NULL) {
+		for (i = 0; i + 6 < len; i++)
+			if (memcmp(data + i, "digest", 6) == 0) {
+				data[i] = 'D';
+				break;
+			}
+		tap_write_file(path_of("changed.gpg"), data, len);
+		free(data);
+		verify(ka, "changed.gpg", &plain, &sig);
+		tap_check_int(sig.status, OPENPGP_BAD, "changed data: bad");
+	} else
+		tap_ok(0, "gpg -s without compression");
+
+	if (gpg(NULL, "-u", alice, "-u", bob, "-o", path_of("two.gpg"), "-s",
+	    path_of("text")) == 0) {
+		verify(kab, "two.gpg", &plain, &sig);
+		tap_check_int(sig.status, OPENPGP_UNUSABLE,
+		    "two signatures: unusable");
+		tap_diag("  %s", sig.detail);
+	} else
+		tap_ok(0, "gpg -s with two keys");
+
+	/* Content past the cap, and a compressed bomb, stop at the cap. */
+	if ((data = malloc(16u << 20)) != NULL) {
+		memset(data, 'x', 16u << 20);
+		tap_write_file(path_of("big"), data, 16u << 20);
+		free(data);
+	}
+	if (gpg(NULL, "-u", alice, "-z", "9", "-o", path_of("bomb.gpg"), "-s",
+	    path_of("big")) == 0) {
+		verify(ka, "bomb.gpg", &plain, &sig);
+		tap_ok(sig.status != OPENPGP_GOOD && plain.len <= PLAIN_CAP,
+		    "16 MiB compressed into a small message: not good, "
+		    "%zu bytes kept", plain.len);
+		tap_diag("  %s", sig.detail);
+	} else
+		tap_ok(0, "gpg -s a large file");
+
+	tap_ok(verify(ka, "text", &plain, &sig) == 0 &&
+	    sig.status == OPENPGP_UNUSABLE, "text that is no OpenPGP "
+	    "message: unusable (%s)", sig.detail);
+out:
+	openpgp_keys_free(ka);
+	openpgp_keys_free(kab);
+	sbuf_release(&plain);
+}
+
+/* test_compromised - a key revoked as compromised is never valid */
+static void
+test_compromised(const char *bob)
+{
+	struct openpgp_keys *k;
+	struct openpgp_sig sig;
+	struct sbuf plain;
+	static const char revoke[] = "revkey\ny\n1\nkey stolen\n\ny\nsave\n";
+
+	sbuf_init(&plain, PLAIN_CAP);
+	if (gpg(NULL, "-u", bob, "-o", path_of("bob.gpg"), "-s",
+	    path_of("text")) != 0 ||
+	    tap_write_file(path_of("revcmd"), revoke, strlen(revoke)) != 0) {
+		tap_ok(0, "gpg -s by bob");
+		return;
+	}
+	/* reason 1: the key has been compromised */
+	if (tap_run(NULL, "sh", "-c", "exec gpg --homedir \"$0\" --batch "
+	    "--yes --command-fd 0 --pinentry-mode loopback --passphrase '' "
+	    "--edit-key \"$1\" <\"$2\"", home, bob, path_of("revcmd"),
+	    (char *)NULL) != 0) {
+		tap_ok(0, "gpg revokes bob's key as compromised");
+		return;
+	}
+	if ((k = load(bob, 1)) == NULL) {
+		tap_ok(0, "bob's revoked key loads");
+		return;
+	}
+	verify(k, "bob.gpg", &plain, &sig);
+	tap_ok(sig.status == OPENPGP_KEY_INVALID && sig.valid_till == 0 &&
+	    sig.revoked, "a key revoked as compromised was never valid");
+	openpgp_keys_free(k);
+	sbuf_release(&plain);
+}
+
+int
+main(void)
+{
+	struct pa_err err;
+	char alice[41], bob[41];
+	const char *tmp = getenv("TMPDIR");
+
+	if (pa_global_init(&err) != 0)
+		tap_skip_all("%s", err.msg);
+	if (tap_run(NULL, "gpg", "--version", (char *)NULL) != 0)
+		tap_skip_all("gpg is not installed: no keys to make");
+	/* Agent sockets live in the home: keep the path short. */
+	snprintf(top, sizeof(top), "%s/t-opgp.XXXXXX",
+	    tmp && tmp[0] && strlen(tmp) < 40 ? tmp : "/tmp");
+	if (mkdtemp(top) == NULL)
+		tap_skip_all("cannot make a temporary folder");
+	atexit(cleanup);
+	snprintf(home, sizeof(home), "%s/gnupg", top);
+	if (mkdir(home, 0700) != 0 ||
+	    gpg(NULL, "--passphrase", "", "--quick-gen-key",
+	    "Alice <alice@example.org>", "ed25519", "sign", "never") != 0 ||
+	    gpg(NULL, "--passphrase", "", "--quick-gen-key",
+	    "Bob <bob@example.org>", "rsa2048", "sign", "never") != 0 ||
+	    fpr_of("alice@example.org", alice) != 0 ||
+	    fpr_of("bob@example.org", bob) != 0)
+		tap_skip_all("gpg cannot make keys here");
+
+	test_load();
+	test_signatures(alice, bob);
+	test_compromised(bob);
+	return tap_done();
+}
