@@ -161,6 +161,7 @@ static void
 check_paths(const struct pa_config *cf, struct sbuf *problems)
 {
 	struct stat st;
+	size_t i;
 
 	if (cf->archive != NULL && stat(cf->archive, &st) != 0)
 		sbuf_addf(problems, "Archive %s: %s\n", cf->archive,
@@ -169,6 +170,14 @@ check_paths(const struct pa_config *cf, struct sbuf *problems)
 	    !S_ISDIR(st.st_mode)))
 		sbuf_addf(problems, "GnuPGHome %s: %s\n", cf->gnupg_home,
 		    errno ? strerror(errno) : "not a folder");
+	for (i = 0; i < cf->patatt_keyrings.n; i++) {
+		errno = 0;
+		if (stat(cf->patatt_keyrings.v[i], &st) != 0 ||
+		    !S_ISDIR(st.st_mode))
+			sbuf_addf(problems, "PatattKeyring %s: %s\n",
+			    cf->patatt_keyrings.v[i], errno ? strerror(errno) :
+			    "not a folder");
+	}
 }
 
 /*

@@ -38,6 +38,15 @@ grep -q "UserID no-such-user-here: no such user" "$T/err"
 ok $? "-n looks the user up"
 expect "-n lists four problems" 4 "$(wc -l <"$T/err" | tr -d ' ')"
 
+mkdir "$T/ring"
+printf 'PatattKeyring %s/ring\nPatattKeyring %s/noring\n' "$T" "$T" \
+    >"$T/rings.conf"
+"$M" -n -c "$T/rings.conf" >"$T/out" 2>"$T/err"
+expect "-n with a PatattKeyring folder missing exits 1" 1 $?
+grep -q "PatattKeyring $T/noring: No such file" "$T/err" &&
+    ! grep -q "PatattKeyring $T/ring:" "$T/err"
+ok $? "-n names the missing keyring folder, not the one that is there"
+
 "$M" -n -c "$T/missing.conf" >"$T/out" 2>"$T/err"
 expect "-n on a missing file exits 1" 1 $?
 grep -q "missing.conf: cannot open" "$T/err"
