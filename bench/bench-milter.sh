@@ -9,6 +9,12 @@
 #    floor of any milter) and with patchattest-milter, the milters each on
 #    a unix and on an inet socket; each rate also as a ratio to Postfix
 #    alone, and ours to the do-nothing milter's on the same socket;
+#  - signed mail: with a corpus ($PATCHATTEST_CORPUS, or
+#    ABS_SRCDIR/../shared/corpus), its messages that carry patatt
+#    signatures (patatt-expected.tsv), BENCH_MILTER_COUNT of them in turn,
+#    through the do-nothing milter and through ours set up as a server
+#    with the kernel's keyring files and the corpus's ed25519 keys
+#    (PatattKeyring twice), no archive and an empty GnuPG home;
 #  - latency: BENCH_MILTER_LATENCY messages (default 300) one at a time,
 #    per message from MAIL FROM to the reply to the final dot, p50 and
 #    p99, Postfix alone and with patchattest-milter; the difference is
@@ -118,24 +124,32 @@ start_milter ours_unix unix "$MILTER" -f -c "$T/milter.conf"
 start_milter ours_inet inet "$MILTER" -f -c "$T/milter.conf"
 
 # --- one measurement ------------------------------------------------------
-# run NAME SESSIONS COUNT MILTER: Postfix with the milter MILTER (Postfix's
-# spelling; empty: none), a warm-up, then COUNT messages; the client's
-# figures are left in $T/NAME.out, its answers in $T/NAME.tsv, and how
-# many delivered copies our milter marked as pass in $T/NAME.pass.
+# run NAME SESSIONS COUNT MILTER [FILE...]: Postfix with the milter
+# MILTER (Postfix's spelling; empty: none), a warm-up, then COUNT
+# messages, the FILEs in turn (default: the seed series); the client's
+# figures are left in $T/NAME.out, its answers in $T/NAME.tsv, how many
+# delivered copies our milter marked as pass in $T/NAME.pass, and how
+# many it marked at all in $T/NAME.marked.
 run() {
+	rname=$1 rsessions=$2 rcount=$3 rmilter=$4
+	shift 4
+	[ $# -gt 0 ] || set -- "$srcdir"/tests/fixtures/seeds/00[2-7]-*.patch
 	rm -rf "$T/pf"
-	pf_start "$T/pf" "$4" || exit 1
+	pf_start "$T/pf" "$rmilter" || exit 1
 	"$PYTHON3" "$srcdir/tests/smtp-load.py" send --port "$PF_PORT" \
-	    --sessions "$2" --count "$WARMUP" --tag warm \
-	    "$srcdir"/tests/fixtures/seeds/00[2-7]-*.patch >/dev/null 2>&1
+	    --sessions "$rsessions" --count "$WARMUP" --tag warm \
+	    --id-header X-Load-ID "$@" >/dev/null 2>&1
 	# Start from an empty queue: the warm-up delivered.
 	pf_wait_delivered "$WARMUP" 120
 	"$PYTHON3" "$srcdir/tests/smtp-load.py" send --port "$PF_PORT" \
-	    --sessions "$2" --count "$3" --tag "$1" --out "$T/$1.tsv" \
-	    "$srcdir"/tests/fixtures/seeds/00[2-7]-*.patch >"$T/$1.out" 2>&1
-	pf_wait_delivered $((WARMUP + $3)) 300
+	    --sessions "$rsessions" --count "$rcount" --tag "$rname" \
+	    --out "$T/$rname.tsv" --id-header X-Load-ID "$@" \
+	    >"$T/$rname.out" 2>&1
+	pf_wait_delivered $((WARMUP + rcount)) 300
 	grep -l '^X-Patch-Attested: pass;' "$PF_MAILDIR"/new/* 2>/dev/null |
-	    wc -l | tr -d ' ' >"$T/$1.pass"
+	    wc -l | tr -d ' ' >"$T/$rname.pass"
+	grep -l '^X-Patch-Attested: ' "$PF_MAILDIR"/new/* 2>/dev/null |
+	    wc -l | tr -d ' ' >"$T/$rname.marked"
 	pf_stop
 }
 
@@ -207,6 +221,46 @@ for kind in unix inet; do
 	ratio "ours_${kind}_vs_alone" "ours_$kind" alone
 	ratio "ours_${kind}_vs_null_$kind" "ours_$kind" "null_$kind"
 done
+
+# --- the corpus's signed mail -------------------------------------------
+corpus=${PATCHATTEST_CORPUS:-$srcdir/../shared/corpus}
+: >"$T/signed.list"
+for d in "$corpus"/*; do
+	[ -f "$d/patatt-expected.tsv" ] || continue
+	awk -F'\t' -v d="$d" 'NR > 1 { print d "/" $1 }' \
+	    "$d/patatt-expected.tsv" >>"$T/signed.list"
+	ring=$d
+done
+if [ -s "$T/signed.list" ]; then
+	mkdir -m 700 "$T/gnupg-empty"
+	printf '%s\n' "IndexPath $T/signed-index" \
+	    "GnuPGHome $T/gnupg-empty" "PatattKeyring $ring/kernel-keyring" \
+	    "PatattKeyring $ring/patatt-keys" "UMask 000" "Syslog no" \
+	    >"$T/signed.conf"
+	start_milter signed_unix unix "$MILTER" -f -c "$T/signed.conf"
+	set --
+	while read -r f; do
+		set -- "$@" "$f"
+	done <"$T/signed.list"
+	echo
+	echo "bench-milter: throughput, $COUNT of the corpus's $# signed" \
+	    "messages over $SESSIONS sessions, median of $ROUNDS rounds"
+	r=1
+	while [ $r -le "$ROUNDS" ]; do
+		run "signed_null.$r" "$SESSIONS" "$COUNT" "$PF_null_unix" "$@"
+		run "signed_ours.$r" "$SESSIONS" "$COUNT" "$PF_signed_unix" "$@"
+		r=$((r + 1))
+	done
+	report signed_null
+	report signed_ours
+	printf 'signed_ours_marked %s of_%s_delivered (%s pass)\n' \
+	    "$(cat "$T"/signed_ours.*.marked | awk '{ s += $1 } END { print s }')" \
+	    $(((WARMUP + COUNT) * ROUNDS)) \
+	    "$(cat "$T"/signed_ours.*.pass | awk '{ s += $1 } END { print s }')"
+	ratio signed_ours_vs_null signed_ours signed_null
+else
+	echo "bench-milter: no corpus at $corpus: no signed-mail figures"
+fi
 
 echo
 echo "bench-milter: latency, $LATENCY attested patches one at a time in" \

@@ -1,12 +1,16 @@
 #include "config.h"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "benchutil.h"
 
@@ -71,4 +75,57 @@ int
 bench_rmtree(const char *dir)
 {
 	return nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void
+bench_read_file(const char *path, struct sbuf *out)
+{
+	char buf[65536];
+	FILE *f;
+	size_t n;
+
+	if ((f = fopen(path, "rb")) == NULL)
+		bench_die(path, strerror(errno));
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sbuf_add(out, buf, n);
+	if (ferror(f) || sbuf_failed(out))
+		bench_die(path, "cannot read it");
+	fclose(f);
+}
+
+void
+bench_write_file(const char *path, const void *p, size_t len)
+{
+	FILE *f;
+
+	if ((f = fopen(path, "wb")) == NULL ||
+	    fwrite(p, 1, len, f) != len || fclose(f) != 0)
+		bench_die(path, strerror(errno));
+}
+
+int
+bench_run(char *const argv[], const char *in, const char *out)
+{
+	pid_t pid;
+	int st, fd;
+
+	fflush(stdout);
+	if ((pid = fork()) < 0)
+		bench_die("fork", strerror(errno));
+	if (pid == 0) {
+		if ((fd = open(in ? in : "/dev/null", O_RDONLY)) < 0 ||
+		    dup2(fd, 0) < 0)
+			_exit(127);
+		close(fd);
+		if ((fd = open(out ? out : "/dev/null",
+		    O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0 || dup2(fd, 1) < 0)
+			_exit(127);
+		close(fd);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			bench_die("waitpid", strerror(errno));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }

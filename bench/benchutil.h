@@ -1,12 +1,15 @@
 /*
  * benchutil - what every benchmark program needs: dying with a message,
  * a monotonic clock, a bounded number from the command line, latency
- * percentiles, removing a scratch directory.
+ * percentiles, removing a scratch directory, reading and writing files,
+ * running a program.
  */
 #ifndef PA_BENCHUTIL_H
 #define PA_BENCHUTIL_H
 
 #include <stddef.h>
+
+#include "sbuf.h"
 
 /* The program's name in messages; each benchmark sets it first. */
 extern const char	*bench_name;
@@ -24,5 +27,15 @@ void		 bench_latencies(const char *prefix, double *lat, size_t n);
 
 /* bench_rmtree - dir and everything in it; 0, or -1 with errno */
 int		 bench_rmtree(const char *dir);
+
+/* bench_read_file, bench_write_file - a whole file, or die */
+void		 bench_read_file(const char *path, struct sbuf *out);
+void		 bench_write_file(const char *path, const void *p, size_t len);
+
+/*
+ * bench_run - argv (found in PATH) with stdin from in and stdout to out
+ * (NULL: /dev/null); its exit status
+ */
+int		 bench_run(char *const argv[], const char *in, const char *out);
 
 #endif

@@ -33,6 +33,22 @@ static void	 judge(rnp_ffi_t, rnp_op_verify_signature_t,
 		    struct openpgp_sig *);
 
 int
+openpgp_keys_empty(struct openpgp_keys **out)
+{
+	struct openpgp_keys *k;
+
+	*out = NULL;
+	if ((k = calloc(1, sizeof(*k))) == NULL)
+		return PA_ENOMEM;
+	if (rnp_ffi_create(&k->ffi, "GPG", "GPG") != RNP_SUCCESS) {
+		free(k);
+		return PA_ENOMEM;
+	}
+	*out = k;
+	return 0;
+}
+
+int
 openpgp_keys_load(struct openpgp_keys **out, const void *data, size_t len,
     struct pa_err *err)
 {
@@ -42,12 +58,7 @@ openpgp_keys_load(struct openpgp_keys **out, const void *data, size_t len,
 	rnp_result_t rc;
 
 	*out = NULL;
-	if ((k = calloc(1, sizeof(*k))) == NULL) {
-		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
-		return PA_ENOMEM;
-	}
-	if (rnp_ffi_create(&k->ffi, "GPG", "GPG") != RNP_SUCCESS) {
-		free(k);
+	if (openpgp_keys_empty(&k) != 0) {
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}

@@ -63,6 +63,11 @@ struct openpgp_keys;
 /* openpgp_keys_load - the keys of a key file's bytes into *out */
 int	openpgp_keys_load(struct openpgp_keys **out, const void *data,
 	    size_t len, struct pa_err *);
+/*
+ * openpgp_keys_empty - a set without keys, with which openpgp_verify()
+ * says who signed: OPENPGP_NOKEY and the issuer in fpr (0 or PA_ENOMEM)
+ */
+int	openpgp_keys_empty(struct openpgp_keys **out);
 void	openpgp_keys_free(struct openpgp_keys *);
 
 /*

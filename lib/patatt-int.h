@@ -193,6 +193,7 @@ void	patatt_keyring_put(struct patatt_keyring *, struct patatt_keyfile *);
 struct patatt {
 	struct patatt_keyring	*keys;		/* shared; not owned */
 	struct pgp		*pgp;
+	struct openpgp_keys	*nokeys;	/* none: to learn a signer */
 	time_t			 now;		/* of the message judged */
 	struct mailinfo		 mi;
 	struct patatt_msg	 msg;

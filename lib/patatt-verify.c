@@ -25,6 +25,7 @@ static int	 decode_sig(struct patatt *, struct patatt_check *);
 static int	 has_name(const char *, size_t, const char *);
 static int	 same_digest(const struct sbuf *,
 		    const unsigned char [DIGEST_LEN]);
+static int	 gnupg_lacks(struct patatt *, struct pgp_sig *);
 static int	 verify_gnupg(struct patatt *, struct patatt_check *,
 		    const unsigned char [DIGEST_LEN], struct patatt_sig *,
 		    struct pa_err *);
@@ -93,6 +94,35 @@ has_name(const char *h, size_t len, const char *word)
 }
 
 /*
+ * gnupg_lacks - 1 with ps NOKEY when the signature names its signer by
+ * fingerprint and the GnuPG home has no such key (its cached listing
+ * says so: no gpg runs), else 0; PA_ENOMEM
+ */
+static int
+gnupg_lacks(struct patatt *pt, struct pgp_sig *ps)
+{
+	struct openpgp_sig os;
+	struct pgp_key key;
+	struct pa_err kerr;
+	size_t n;
+	int rc;
+
+	if ((rc = openpgp_verify(pt->nokeys, pt->sig.buf, pt->sig.len,
+	    &pt->plain, &os)) != 0)
+		return rc;
+	n = strlen(os.fpr);
+	if (os.status != OPENPGP_NOKEY || (n != 40 && n != 64) ||
+	    pgp_key(pt->pgp, os.fpr, pt->now, &key, &kerr) != 0 ||
+	    key.state != PGP_KEY_MISSING)
+		return 0;
+	memset(ps, 0, sizeof(*ps));
+	ps->status = PGP_SIG_NOKEY;
+	ps->when = os.when;
+	snprintf(ps->fpr, sizeof(ps->fpr), "%s", os.fpr);
+	return 1;
+}
+
+/*
  * verify_gnupg - the verdict of the GnuPG home's keys (once per
  * signature) against D, for an identity without a keyring file
  */
@@ -104,6 +134,11 @@ verify_gnupg(struct patatt *pt, struct patatt_check *c,
 	struct pgp_sig *ps = &c->psig;
 	int rc;
 
+	if (!c->pgp_done && (rc = gnupg_lacks(pt, ps)) != 0) {
+		if (rc < 0)
+			return rc;
+		c->pgp_done = 1;
+	}
 	if (!c->pgp_done) {
 		rc = pgp_verify_opaque(pt->pgp, pt->sig.buf, pt->sig.len, ps,
 		    &pt->plain, err);

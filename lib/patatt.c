@@ -141,6 +141,10 @@ patatt_new(struct patatt_keyring *keys, const char *gnupg_home,
 	pt->keys = keys;
 	if ((pt->pgp = pgp_new(gnupg_home, TRUST_GPG, err)) == NULL)
 		goto fail;
+	if (openpgp_keys_empty(&pt->nokeys) != 0) {
+		pa_err_set(err, "out of memory");
+		goto fail;
+	}
 	return pt;
 fail:
 	patatt_free(pt);
@@ -155,6 +159,7 @@ patatt_free(struct patatt *pt)
 	if (pt == NULL)
 		return;
 	pgp_free(pt->pgp);
+	openpgp_keys_free(pt->nokeys);
 	mailinfo_release(&pt->mi);
 	patatt_msg_release(&pt->msg);
 	for (i = 0; i < NREADINGS; i++)

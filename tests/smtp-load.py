@@ -3,11 +3,12 @@
 
   smtp-load.py send --port P [--sessions S] [--count N] [--tag TAG]
                     [--out TSV] [--timeout SECS] [--deadline SECS]
-                    TEMPLATE...
+                    [--id-header NAME] TEMPLATE...
       N messages (default 1000) over S parallel SMTP sessions (default 10)
       to maint@test.example on 127.0.0.1:P.  Message k is TEMPLATE number
       k mod (number of templates) with "Message-ID: <k.TAG@load.test>" on
-      top, so each delivered copy can be told apart.  Each session keeps
+      top, so each delivered copy can be told apart (--id-header names
+      another field, for templates whose own Message-ID is signed).  Each session keeps
       its connection for many messages (a new one after the server drops
       it; the message it was sending counts as code 0, never resent).
       TSV gets one line per message as soon as it is answered (the caller
@@ -92,8 +93,8 @@ def send(args):
             if k is None:
                 break
             name, body = templates[k % len(templates)]
-            msg = b"Message-ID: <%d.%s@load.test>\r\n" % (
-                k, args.tag.encode()) + body
+            msg = b"%s: <%d.%s@load.test>\r\n" % (
+                args.id_header.encode(), k, args.tag.encode()) + body
             t0 = time.monotonic()
             try:
                 if conn is None:
@@ -219,6 +220,7 @@ def main():
     s.add_argument("--out")
     s.add_argument("--timeout", type=float, default=60)
     s.add_argument("--deadline", type=float, default=900)
+    s.add_argument("--id-header", default="Message-ID")
     s.add_argument("templates", nargs="+")
     a = sub.add_parser("audit")
     a.add_argument("tsv")
