@@ -24,7 +24,8 @@ struct mailmsg {
 	enum mailmsg_state	 state;
 };
 
-static int	add_newline_normalised(struct mailmsg *, const char *, size_t);
+static int	add_crlf_as_lf(struct mailmsg *, const char *, size_t);
+static int	cr_flush(struct mailmsg *);
 static int	index_headers(struct mailmsg *, size_t *);
 static int	push_field(struct mailmsg *, size_t off, size_t len);
 
@@ -59,17 +60,20 @@ mailmsg_reset(struct mailmsg *m)
 	m->state = MAILMSG_HEADERS;
 }
 
-/* add_newline_normalised - append, turning CRLF and lone CR into LF */
+/*
+ * add_crlf_as_lf - append, turning CRLF into LF.  A lone CR stays: git
+ * mailinfo keeps it, and the 2020 tools' hashes differ by what they did
+ * with it (msghash.c).
+ */
 static int
-add_newline_normalised(struct mailmsg *m, const char *p, size_t len)
+add_crlf_as_lf(struct mailmsg *m, const char *p, size_t len)
 {
 	const char *end = p + len, *cr;
 
 	if (m->cr_pending && len) {
 		m->cr_pending = 0;
-		sbuf_addch(&m->text, '\n');
-		if (*p == '\n')
-			p++;
+		if (*p != '\n')
+			sbuf_addch(&m->text, '\r');
 	}
 	while (p < end && (cr = memchr(p, '\r', (size_t)(end - p))) != NULL) {
 		sbuf_add(&m->text, p, (size_t)(cr - p));
@@ -78,11 +82,22 @@ add_newline_normalised(struct mailmsg *m, const char *p, size_t len)
 			m->cr_pending = 1;
 			return sbuf_failed(&m->text);
 		}
-		sbuf_addch(&m->text, '\n');
-		p = cr[1] == '\n' ? cr + 2 : cr + 1;
+		if (cr[1] != '\n')
+			sbuf_addch(&m->text, '\r');
+		p = cr + 1;
 	}
 	sbuf_add(&m->text, p, (size_t)(end - p));
 	return sbuf_failed(&m->text);
+}
+
+/* cr_flush - a CR that ended the last chunk, with nothing after it */
+static int
+cr_flush(struct mailmsg *m)
+{
+	if (!m->cr_pending)
+		return 0;
+	m->cr_pending = 0;
+	return sbuf_addch(&m->text, '\r');
 }
 
 static int
@@ -147,8 +162,8 @@ mailmsg_header(struct mailmsg *m, const char *name, const char *value)
 	/* The MTA hands us the value without the blank after the colon. */
 	if (*value != ' ' && *value != '\t')
 		sbuf_addch(&m->text, ' ');
-	add_newline_normalised(m, value, strlen(value));
-	m->cr_pending = 0;
+	add_crlf_as_lf(m, value, strlen(value));
+	cr_flush(m);
 	return sbuf_addch(&m->text, '\n');
 }
 
@@ -174,7 +189,7 @@ mailmsg_body(struct mailmsg *m, const void *data, size_t len)
 {
 	if (m->state != MAILMSG_BODY)
 		return PA_ERROR;
-	return add_newline_normalised(m, data, len);
+	return add_crlf_as_lf(m, data, len);
 }
 
 int
@@ -182,10 +197,7 @@ mailmsg_eom(struct mailmsg *m)
 {
 	if (m->state != MAILMSG_BODY)
 		return PA_ERROR;
-	if (m->cr_pending) {
-		m->cr_pending = 0;
-		sbuf_addch(&m->text, '\n');
-	}
+	cr_flush(m);
 	m->state = MAILMSG_DONE;
 	return sbuf_failed(&m->text);
 }
@@ -197,13 +209,9 @@ mailmsg_parse(struct mailmsg *m, const void *data, size_t len)
 	int rc;
 
 	mailmsg_reset(m);
-	if ((rc = add_newline_normalised(m, data, len)) != 0)
+	if ((rc = add_crlf_as_lf(m, data, len)) != 0 ||
+	    (rc = cr_flush(m)) != 0)
 		return rc;
-	if (m->cr_pending) {
-		m->cr_pending = 0;
-		if ((rc = sbuf_addch(&m->text, '\n')) != 0)
-			return rc;
-	}
 	if ((rc = index_headers(m, &hend)) != 0)
 		return rc;
 	m->body_off = hend < m->text.len ? hend + 1 : hend;

@@ -4,9 +4,9 @@
  *
  * A message is kept as one canonical text: its header fields as
  * "Name:value" with folds as LF plus the original continuation blanks, a
- * blank line, then the body, every line ending in LF (CRLF and lone CR are
- * turned into LF, as the attestation tools read mail in text mode).  A raw
- * message that was LF-only already is kept byte for byte.
+ * blank line, then the body, every line ending in LF (CRLF is turned into
+ * LF, as mail is stored; a lone CR stays, as git mailinfo keeps it).  A
+ * raw message that was LF-only already is kept byte for byte.
  *
  * The accessors return pointers into the message; they stay valid until the
  * next reset or free.

@@ -2,8 +2,8 @@
  * t-mailinfo - mailinfo against the golden outputs of real git mailinfo.
  *
  * For every tests/fixtures/mail/NAME.eml (names sorted) the message is
- * newline-normalised (CRLF -> LF, then lone CR -> LF, as mailmsg does
- * before mailinfo) and run three times on one struct mailinfo:
+ * newline-normalised (CRLF -> LF, a lone CR kept, as mailmsg does before
+ * mailinfo) and run three times on one struct mailinfo:
  *
  *   R  convert=1              git mailinfo -u        NAME.{exit,info,msg,patch}
  *   N  convert=0              --encoding=UTF-8       NAME.n.* if present,
@@ -124,7 +124,7 @@ free_list(char **names, size_t n)
 	free(names);
 }
 
-/* normalise - CRLF -> LF, then lone CR -> LF, into a malloc()ed copy */
+/* normalise - CRLF -> LF, into a malloc()ed copy */
 static char *
 normalise(const char *in, size_t len, size_t *outlen)
 {
@@ -133,13 +133,9 @@ normalise(const char *in, size_t len, size_t *outlen)
 
 	if ((out = malloc(len + 1)) == NULL)
 		return NULL;
-	for (i = 0; i < len; i++) {
-		if (in[i] != '\r')
-			out[o++] = in[i];
-		else if (i + 1 == len || in[i + 1] != '\n')
-			out[o++] = '\n';
-		/* else: the CR of a CRLF, dropped */
-	}
+	for (i = 0; i < len; i++)
+		if (in[i] != '\r' || i + 1 == len || in[i + 1] != '\n')
+			out[o++] = in[i];	/* not the CR of a CRLF */
 	out[o] = '\0';
 	*outlen = o;
 	return out;

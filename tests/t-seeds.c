@@ -141,6 +141,48 @@ check_hashes(const struct msghash *h, int rc, size_t k, const char *how)
 	tap_check_str(hex, seeds[k].p, "seed 002 %s: full p", how);
 }
 
+/*
+ * lone_cr - seed 002 with the LF after its first added line made a bare
+ * CR: git mailinfo keeps the CR and b4 v0.5.4 then deletes it, joining
+ * the two lines (the reference's p); only the early cleanings, which read
+ * the patch as text, made it a line break, and they stay a variant.
+ */
+static void
+lone_cr(struct mailmsg *m, struct msghash *h)
+{
+	static const char want_p[] = "54383c1a0acad9675caca311e97a903c"
+	    "d28d17c53f66dc880f97143a23f725fd";
+	struct pa_err err;
+	char hex[DIGEST_HEXLEN + 1], *raw, *diff, *lf;
+	size_t len, v, k;
+	int rc, old;
+
+	if ((raw = read_seed(seeds[0].file, &len)) == NULL ||
+	    (diff = strstr(raw, "\ndiff --git")) == NULL ||
+	    (lf = strstr(diff, "\n+")) == NULL) {
+		tap_ok(0, "seed 002 with a bare CR in its diff");
+		free(raw);
+		return;
+	}
+	*lf = '\r';
+	for (v = 0; v <= 1; v++) {
+		rc = v ? push(m, raw, len, 1) : mailmsg_parse(m, raw, len);
+		rc = rc ? rc : msghash_compute(h, m, MSGHASH_VARIANTS, &err);
+		if (!tap_ok(rc == 0, "seed 002, bare CR in the diff %s: hashed",
+		    v ? "pushed byte by byte" : "as a file"))
+			continue;
+		digest_hex(hex, h->entry[0].p);
+		tap_check_str(hex, want_p, "  the primary p keeps the CR as "
+		    "mailinfo does (the reference's)");
+		for (old = 0, k = 1; k < h->n; k++) {
+			digest_hex(hex, h->entry[k].p);
+			old |= strcmp(hex, seeds[0].p) == 0;
+		}
+		tap_ok(old, "  the early cleanings' line break is a variant");
+	}
+	free(raw);
+}
+
 int
 main(void)
 {
@@ -181,6 +223,8 @@ main(void)
 		free(crlf);
 		free(raw);
 	}
+
+	lone_cr(m, &h);
 
 	raw = read_seed(
 	    "001-cover-binfmt-elf-update-read-implies-exec-logic-for-modern-cpu.txt",
