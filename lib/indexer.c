@@ -125,8 +125,15 @@ store(struct attindex *ix, struct pgp *pgp, const char *block, size_t len,
 	}
 	sbuf_init(&plain, ATTDOC_MAX_BYTES);
 	attdoc_init(&doc);
-	if ((rc = pgp_verify(pgp, block, len, &sig, &plain, err)) != 0)
+	if ((rc = pgp_verify(pgp, block, len, &sig, &plain, err)) != 0) {
+		if (rc != PA_ETOOBIG)
+			goto out;
+		/* Anyone may post one: it costs itself, not its neighbours. */
+		st->bad++;
+		warn(h, where, err->msg);
+		rc = 0;
 		goto out;
+	}
 	if ((rc = attdoc_parse(&doc, plain.buf, plain.len, &why)) != 0) {
 		st->bad++;
 		warn(h, where, why.msg);

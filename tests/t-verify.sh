@@ -227,13 +227,25 @@ printf 'a: &a ["x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a]
 { printf 'From: <devnull@kernel.org>\nSubject: Patch attestation\n\n'
   GNUPGHOME=$T/gnupg gpg --batch --clearsign --comment 'att-fmt-ver: 0.1' \
       --comment 'att-hash: sha256' -o - "$T/bomb.yaml"; } >"$T/big/new/2"
+# A signed document over the 16 MiB limit, read first: anyone who can
+# post to the signatures list can send one, and it must cost only itself.
+awk 'BEGIN { printf "00000000-00000000-00000000:\n  i: 0\n  m: 0\n  p: 0\n";
+    for (k = 0; k < 360000; k++) printf "# padding padding padding padding padding padding\n" }' \
+    >"$T/huge.yaml"
+{ printf 'From: <devnull@kernel.org>\nSubject: Patch attestation\n\n'
+  GNUPGHOME=$T/gnupg gpg --batch --clearsign --comment 'att-fmt-ver: 0.1' \
+      --comment 'att-hash: sha256' -o - "$T/huge.yaml"; } >"$T/big/new/0"
 sed -e "s|$T/md|$T/big|" -e "s|index-md|index-big|" "$T/md.conf" >"$T/big.conf"
 "$PATCHATTEST" index -c "$T/big.conf" >"$T/big.out" 2>&1
-ok $? "index a 10,000-patch document and an alias bomb"
+ok $? "index a 10,000-patch document, an alias bomb and a 17 MB document"
 grep -q ' 10000 attestations indexed' "$T/big.out"
 ok $? "all 10,000 attestations indexed"
 grep -qiE 'alias|anchor' "$T/big.out"
 ok $? "the alias bomb is refused with a reason"
+grep -q 'over the limit' "$T/big.out"
+ok $? "the oversized document is skipped with a reason"
+[ "$(wc -c <"$T/big/new/0")" -gt 16777216 ]
+ok $? "  (and it is over 16 MiB)"
 
 # Revocation after indexing: the next check says so, without re-indexing.
 rev=$T/gnupg/openpgp-revocs.d/$fpr.rev
