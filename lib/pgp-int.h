@@ -56,6 +56,13 @@ struct pgp_model {
 /* pgp_model_of - the model's entry, or NULL for an unknown one */
 const struct pgp_model	*pgp_model_of(enum trust_model);
 
+/*
+ * pgp_home_check - the home is a folder we may read, and so is each of
+ * its keyring files that exists; PA_ERROR with err saying which is not
+ * (gpg would find no key there, and every signer would look unknown)
+ */
+int			 pgp_home_check(const struct pgp *, struct pa_err *);
+
 /* pgp_cache_clear - forget the listing */
 void			 pgp_cache_clear(struct pgp *);
 

@@ -7,9 +7,11 @@
 
 #include <sys/stat.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "patchattest.h"
 #include "pgp-int.h"
@@ -103,6 +105,36 @@ pgp_model_of(enum trust_model model)
 		if (pgp_models[i].model == model)
 			return &pgp_models[i];
 	return NULL;
+}
+
+int
+pgp_home_check(const struct pgp *p, struct pa_err *err)
+{
+	char path[4096];
+	const char *why = NULL;
+	struct stat sb;
+	size_t i;
+
+	if (stat(p->home, &sb) != 0)
+		why = strerror(errno);
+	else if (!S_ISDIR(sb.st_mode))
+		why = "not a folder";
+	else if (access(p->home, R_OK | X_OK) != 0)
+		why = strerror(errno);
+	if (why != NULL) {
+		pa_err_set(err, "GnuPG home %s cannot be used: %s", p->home,
+		    why);
+		return PA_ERROR;
+	}
+	for (i = 0; i < PGP_NSTAMPS; i++)
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", p->home,
+		    pgp_stamp_files[i]) < sizeof(path) &&
+		    stat(path, &sb) == 0 && access(path, R_OK) != 0) {
+			pa_err_set(err, "GnuPG keyring %s cannot be read: %s",
+			    path, strerror(errno));
+			return PA_ERROR;
+		}
+	return 0;
 }
 
 static void
@@ -398,6 +430,8 @@ pgp_key(struct pgp *p, const char *fpr, time_t now, struct pgp_key *out,
 
 	memset(out, 0, sizeof(*out));
 	out->state = PGP_KEY_MISSING;
+	if ((rc = pgp_home_check(p, err)) != 0)
+		return rc;
 	stamps_take(p, cur);
 	if ((!p->listed || !stamps_same(cur, p->stamp)) &&
 	    (rc = cache_list(p, err)) != 0)

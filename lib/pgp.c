@@ -299,6 +299,8 @@ pgp_verify(struct pgp *p, const char *doc, size_t len, struct pgp_sig *sig,
 	memset(sig, 0, sizeof(*sig));
 	sig->status = PGP_SIG_ERROR;
 	sbuf_reset(plaintext);
+	if ((rc = pgp_home_check(p, err)) != 0)
+		return rc;
 	if (len > PGP_DOC_MAX) {
 		pa_err_set(err, "signed document of %zu bytes is over the limit "
 		    "of %u", len, PGP_DOC_MAX);
@@ -370,6 +372,8 @@ pgp_verify_opaque(struct pgp *p, const void *msg, size_t len,
 	memset(sig, 0, sizeof(*sig));
 	sig->status = PGP_SIG_ERROR;
 	sbuf_reset(plaintext);
+	if ((rc = pgp_home_check(p, err)) != 0)
+		return rc;
 	if (len > PGP_DOC_MAX) {
 		pa_err_set(err, "signed message of %zu bytes is over the limit "
 		    "of %u", len, PGP_DOC_MAX);

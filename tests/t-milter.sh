@@ -174,9 +174,11 @@ awk 'BEGIN { for (i = 0; i < 1024; i++) printf "%063d\n", i }' \
 # empty, broken; missing: none at all) and the archive it came from
 # (noarchive: no Archive and no index), plus the lines given.
 # $defines adds miltertest -D variables; $hdr_index names the index the
-# expected headers (DATA/*.hdr) come from (default: INDEX).
+# expected headers (DATA/*.hdr) come from (default: INDEX); $gnupghome
+# replaces the milter's GnuPG home.
 defines=
 hdr_index=
+gnupghome=
 stopping=
 scenario() {
 	name=$1 lua=$2 index=$3
@@ -194,7 +196,7 @@ scenario() {
 	{
 		[ -z "$archive" ] || echo "Archive $archive"
 		echo "IndexPath $d/index"
-		echo "GnuPGHome $T/gnupg"
+		echo "GnuPGHome ${gnupghome:-$T/gnupg}"
 		echo "Socket unix:$d/milter.sock"
 		echo "Syslog no"
 		echo "LogLevel debug"
@@ -245,6 +247,7 @@ scenario() {
 	fi
 	defines=
 	hdr_index=
+	gnupghome=
 }
 
 scenario pass t-pass.lua main
@@ -293,6 +296,18 @@ defines="ONERROR=tempfail"
 scenario temperror-tempfail t-temperror.lua broken "OnError tempfail"
 scenario temperror-missing t-temperror.lua missing \
     "AuthservID mx.test.example"
+# the GnuPG home taken away and given back while the milter runs: a copy
+# of its keyring, so that the other scenarios keep theirs
+for g in gone gone-tempfail; do
+	mkdir -m 700 "$T/gnupg-$g"
+	cp "$T/gnupg/pubring.kbx" "$T/gnupg/trustdb.gpg" "$T/gnupg-$g/"
+done
+gnupghome=$T/gnupg-gone
+defines="GNUPG=$T/gnupg-gone"
+scenario keyring-gone t-keyring-gone.lua main
+gnupghome=$T/gnupg-gone-tempfail
+defines="GNUPG=$T/gnupg-gone-tempfail ONERROR=tempfail"
+scenario keyring-gone-tempfail t-keyring-gone.lua main "OnError tempfail"
 defines="POLICY=uidmismatch"
 scenario uidmismatch t-policy.lua main "UIDMatch strict" \
     "AuthservID mx.test.example"
