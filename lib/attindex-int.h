@@ -6,13 +6,17 @@
 #ifndef PA_ATTINDEX_INT_H
 #define PA_ATTINDEX_INT_H
 
+#include <sys/types.h>
+
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <lmdb.h>
 
 #include "attindex.h"
+#include "mapguard.h"
 #include "sbuf.h"
 
 #define IDX_MAP_INITIAL	((uint64_t)1 << 30)
@@ -56,7 +60,10 @@ struct attindex {
 	int			 intxn;		/* between begin and commit */
 	int			 wfailed;	/* a write failed: only abort */
 	int			 rebuilt;	/* setup emptied another schema */
-	pthread_rwlock_t	 maplock;
+	pthread_rwlock_t	 maplock;	/* held exclusively to remap */
+	struct mapguard_region	*guard;		/* the map, watched */
+	atomic_int		 damaged;	/* the file lost pages */
+	_Atomic off_t		 size_seen;	/* of data.mdb, largest */
 	struct sbuf		 journal;	/* the writes since begin */
 	struct sbuf		 rec;		/* encoding scratch */
 	struct sbuf		 scratch;	/* triples of a doc removed */
@@ -72,6 +79,14 @@ void	make_attid(char *, const unsigned char *, const unsigned char *,
 	    const unsigned char *);
 /* sanitize - untrusted bytes as a printable string for a message */
 void	sanitize(char *, size_t, const void *, size_t);
+/*
+ * idx_intact - 0 while the file is no shorter than it was (LMDB never
+ * shrinks it: a shorter one was cut by someone else, and its map would
+ * fault); else PA_ERROR with err saying so, for good
+ */
+int	idx_intact(struct attindex *, struct pa_err *);
+/* idx_watch - the map, as it is now, watched for faults (maplock held) */
+void	idx_watch(struct attindex *);
 /* rbegin - a read transaction, with maplock held shared until rend() */
 int	rbegin(struct attindex *, MDB_txn **, struct pa_err *);
 void	rend(struct attindex *, MDB_txn *);

@@ -20,6 +20,9 @@ rbegin(struct attindex *h, MDB_txn **txn, struct pa_err *err)
 {
 	int rc, tries;
 
+	*txn = NULL;
+	if (idx_intact(h, err) != 0)
+		return PA_ERROR;
 	pthread_rwlock_rdlock(&h->maplock);
 	for (tries = 0;; tries++) {
 		rc = mdb_txn_begin(h->env, NULL, MDB_RDONLY, txn);
@@ -29,6 +32,7 @@ rbegin(struct attindex *h, MDB_txn **txn, struct pa_err *err)
 		pthread_rwlock_unlock(&h->maplock);
 		pthread_rwlock_wrlock(&h->maplock);
 		rc = mdb_env_set_mapsize(h->env, 0);
+		idx_watch(h);
 		pthread_rwlock_unlock(&h->maplock);
 		pthread_rwlock_rdlock(&h->maplock);
 		if (rc != 0)

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <lmdb.h>
 
@@ -71,6 +72,8 @@ static const struct {
 static int	 wbegin(struct attindex *, struct pa_err *);
 static int	 grow(struct attindex *, struct pa_err *);
 static int	 wapply(struct attindex *, int, const void *, size_t,
+		    struct pa_err *);
+static int	 check_size(struct attindex *, const char *,
 		    struct pa_err *);
 static int	 reader_setup(struct attindex *, struct pa_err *);
 
@@ -127,17 +130,64 @@ sanitize(char *out, size_t size, const void *in, size_t len)
 	out[i] = '\0';
 }
 
+int
+idx_intact(struct attindex *h, struct pa_err *err)
+{
+	struct stat st;
+	off_t seen;
+	int fd;
+
+	if (!atomic_load(&h->damaged) &&
+	    mdb_env_get_fd(h->env, &fd) == 0 && fstat(fd, &st) == 0) {
+		seen = atomic_load(&h->size_seen);
+		while (st.st_size > seen && !atomic_compare_exchange_weak(
+		    &h->size_seen, &seen, st.st_size))
+			;
+		if (st.st_size < seen)
+			atomic_store(&h->damaged, 1);
+	}
+	if (!atomic_load(&h->damaged))
+		return 0;
+	pa_err_set(err, "index at %s is damaged: its file is shorter than "
+	    "the pages it holds (cut by something else?); remove it and run "
+	    "patchattest index", h->path);
+	return PA_ERROR;
+}
+
+int
+attindex_damaged(struct attindex *h)
+{
+	return h != NULL && atomic_load(&h->damaged);
+}
+
+void
+idx_watch(struct attindex *h)
+{
+	MDB_envinfo info;
+
+	if (mdb_env_info(h->env, &info) != 0)
+		return;
+	if (h->guard != NULL)
+		mapguard_move(h->guard, info.me_mapaddr, info.me_mapsize);
+	else
+		(void)mapguard_add(&h->guard, info.me_mapaddr,
+		    info.me_mapsize, &h->damaged);
+}
+
 static int
 wbegin(struct attindex *h, struct pa_err *err)
 {
 	int rc, tries;
 
+	if (idx_intact(h, err) != 0)
+		return PA_ERROR;
 	for (tries = 0;; tries++) {
 		rc = mdb_txn_begin(h->env, NULL, 0, &h->wtxn);
 		if (rc != MDB_MAP_RESIZED || tries == 3)
 			break;
 		pthread_rwlock_wrlock(&h->maplock);
 		rc = mdb_env_set_mapsize(h->env, 0);
+		idx_watch(h);
 		pthread_rwlock_unlock(&h->maplock);
 		if (rc != 0)
 			break;
@@ -178,6 +228,7 @@ grow(struct attindex *h, struct pa_err *err)
 		size = size * 2 > IDX_MAP_MAX ? IDX_MAP_MAX : size * 2;
 		pthread_rwlock_wrlock(&h->maplock);
 		rc = mdb_env_set_mapsize(h->env, (size_t)size);
+		idx_watch(h);
 		pthread_rwlock_unlock(&h->maplock);
 		if (rc != 0) {
 			idx_mdb_err(h, err, "cannot grow", rc);
@@ -249,6 +300,40 @@ wcheck(struct attindex *h, struct pa_err *err)
 		    "transaction failed; abort it", h->path);
 		return PA_ERROR;
 	}
+	return 0;
+}
+
+/*
+ * check_size - the file at data holds every page its last commit uses,
+ * before anything reads them through the map (where a missing one would
+ * fault); it is the size the file may not fall under
+ */
+static int
+check_size(struct attindex *h, const char *data, struct pa_err *err)
+{
+	MDB_envinfo info;
+	MDB_stat st;
+	struct stat sb;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (stat(data, &sb) != 0) {
+		pa_err_set(err, "cannot open index at %s: %s", h->path,
+		    strerror(errno));
+		return PA_ERROR;
+	}
+	/* The two meta pages, then the pages they say are in use. */
+	if (sb.st_size > 0 && (page <= 0 || sb.st_size < 2 * (off_t)page ||
+	    mdb_env_info(h->env, &info) != 0 ||
+	    mdb_env_stat(h->env, &st) != 0 ||
+	    (uint64_t)sb.st_size < ((uint64_t)info.me_last_pgno + 1) *
+	    st.ms_psize)) {
+		pa_err_set(err, "index at %s is damaged: its file (%lld "
+		    "bytes) is shorter than the pages it holds; remove it "
+		    "and run patchattest index", h->path,
+		    (long long)sb.st_size);
+		return PA_ERROR;
+	}
+	atomic_store(&h->size_seen, sb.st_size);
 	return 0;
 }
 
@@ -408,6 +493,11 @@ attindex_open(struct attindex **hp, const char *path, int writable,
 	}
 	if (rc != 0)
 		goto fail;
+	if (!newenv && (rc = check_size(h, data, err)) != 0) {
+		attindex_close(h);
+		return rc;
+	}
+	idx_watch(h);
 	/* Free the reader slots of processes that died holding them. */
 	mdb_reader_check(h->env, NULL);
 
@@ -445,6 +535,7 @@ attindex_close(struct attindex *h)
 	if (h == NULL)
 		return;
 	attindex_abort(h);
+	mapguard_remove(h->guard);
 	if (h->env != NULL)
 		mdb_env_close(h->env);
 	pthread_rwlock_destroy(&h->maplock);

@@ -70,6 +70,13 @@ int	attindex_open(struct attindex **, const char *path, int writable,
 	    struct pa_err *);
 void	attindex_close(struct attindex *);
 
+/*
+ * attindex_damaged - the index's file was found cut short by something
+ * else (truncated under its memory map): every call fails from then on
+ * with a message saying so; close the handle and open the index again
+ */
+int	attindex_damaged(struct attindex *);
+
 int	attindex_begin(struct attindex *, struct pa_err *);
 int	attindex_commit(struct attindex *, struct pa_err *);
 void	attindex_abort(struct attindex *);

@@ -7,6 +7,7 @@
 #include <sodium.h>
 
 #include "patchattest.h"
+#include "mapguard.h"
 #include "pgp.h"
 
 int
@@ -16,5 +17,7 @@ pa_global_init(struct pa_err *err)
 		pa_err_set(err, "libsodium cannot start (no random source?)");
 		return PA_ERROR;
 	}
+	if (mapguard_init(err) != 0)
+		return PA_ERROR;
 	return pgp_global_init(err);
 }

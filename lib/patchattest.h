@@ -49,7 +49,9 @@ const char	*pa_strerror(int code);
 
 /*
  * pa_global_init - once per process, before any thread starts: GPGME's
- * and libsodium's set-up.  0, or PA_ERROR with err saying why.
+ * and libsodium's set-up, and a SIGBUS handler that turns a read of the
+ * index's file cut short by another process into an error of the index
+ * (mapguard.h).  0, or PA_ERROR with err saying why.
  */
 int		 pa_global_init(struct pa_err *err);
 

@@ -66,6 +66,7 @@ int	worker_start(const char *config_path, const char *socket,
 	    struct pa_err *);
 void	worker_stop(void);
 void	worker_request_reload(void);
+void	worker_request_reopen(void);	/* the index was found damaged */
 void	worker_learn(const char *text, size_t len);
 void	worker_remember(const char *identity, const char *key);
 

@@ -270,6 +270,9 @@ state_decide(const struct mailmsg *msg, time_t now, struct decision *d)
 	else
 		fault = index_why;
 	decide_end(dc, fault ? NULL : index_handle, fault, d);
+	/* Cut short by something else: a new handle, as soon as may be. */
+	if (attindex_damaged(index_handle))
+		worker_request_reopen();
 	pthread_rwlock_unlock(&index_lock);
 	decider_put(dc, g);
 	return 0;
@@ -278,7 +281,7 @@ state_decide(const struct mailmsg *msg, time_t now, struct decision *d)
 struct attindex *
 state_index(void)
 {
-	return index_handle;
+	return attindex_damaged(index_handle) ? NULL : index_handle;
 }
 
 void

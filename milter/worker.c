@@ -42,7 +42,7 @@ static pthread_mutex_t		 lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t		 wake;
 static struct learn_item	*queue_head, **queue_tail = &queue_head;
 static size_t			 queue_len, queue_bytes;
-static int			 reload_wanted, stopping;
+static int			 reload_wanted, reopen_wanted, stopping;
 static int			 cut_short;	/* a refresh stopped early */
 static const char		*config_path, *socket_override;
 
@@ -204,6 +204,7 @@ worker_main(void *arg)
 	struct timespec until;
 	time_t next_refresh = 0, next_retry = time(NULL) + INDEX_RETRY, now;
 	long every;
+	int reopen;
 
 	(void)arg;
 	pthread_mutex_lock(&lock);
@@ -230,9 +231,11 @@ worker_main(void *arg)
 			pthread_mutex_lock(&lock);
 			continue;
 		}
+		reopen = reopen_wanted;
+		reopen_wanted = 0;
 		pthread_mutex_unlock(&lock);
 		now = time(NULL);
-		if (state_index() == NULL && now >= next_retry) {
+		if (state_index() == NULL && (reopen || now >= next_retry)) {
 			next_retry = now + INDEX_RETRY;
 			state_reopen_index();
 		}
@@ -242,7 +245,8 @@ worker_main(void *arg)
 			next_refresh = time(NULL) + every;
 		}
 		pthread_mutex_lock(&lock);
-		if (stopping || reload_wanted || queue_head != NULL)
+		if (stopping || reload_wanted || reopen_wanted ||
+		    queue_head != NULL)
 			continue;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += every > 0 ? (next_refresh > now ?
@@ -285,6 +289,15 @@ worker_stop(void)
 		queue_head = it->next;
 		free(it);
 	}
+}
+
+void
+worker_request_reopen(void)
+{
+	pthread_mutex_lock(&lock);
+	reopen_wanted = 1;
+	pthread_cond_signal(&wake);
+	pthread_mutex_unlock(&lock);
 }
 
 void

@@ -64,6 +64,7 @@ static void	*reader_main(void *);
 static void	 t_concurrent(void);
 static void	 t_kill(void);
 static void	 t_kill_random(void);
+static void	 t_truncated(void);
 
 /* mix - splitmix64's finaliser: deterministic test bytes */
 static uint64_t
@@ -833,6 +834,62 @@ t_kill_random(void)
 	attindex_close(h);
 }
 
+/*
+ * t_truncated - the index's file cut to half under an open reader, and
+ * then opened: errors that say so, never a SIGBUS (the handler of
+ * pa_global_init() catches what a check would miss)
+ */
+static void
+t_truncated(void)
+{
+	struct attindex *h, *w;
+	struct att_hit hits[4];
+	struct pa_err err;
+	struct stat sb;
+	char dir[512], data[600];
+	size_t n, docs, atts;
+	int rc;
+
+	subdir(dir, sizeof(dir), "cut");
+	snprintf(data, sizeof(data), "%s/data.mdb", dir);
+	if (pa_global_init(&err) != 0 || attindex_open(&w, dir, 1, &err) != 0) {
+		tap_ok(0, "a writable index to cut: %s", err.msg);
+		return;
+	}
+	rc = attindex_begin(w, &err);
+	rc = rc ? rc : put_docs(w, 0, 2000, "cut", &err);
+	rc = rc ? rc : attindex_commit(w, &err);
+	attindex_close(w);
+	if (!tap_ok(rc == 0 && stat(data, &sb) == 0, "2000 documents stored"))
+		return;
+	if (attindex_open(&h, dir, 0, &err) != 0) {
+		tap_ok(0, "open it to read: %s", err.msg);
+		return;
+	}
+	tap_ok(attindex_stats(h, &docs, &atts, &err) == 0 && docs == 2000,
+	    "read before the cut");
+	if (truncate(data, sb.st_size / 2) != 0) {
+		tap_ok(0, "cut the file");
+		attindex_close(h);
+		return;
+	}
+	rc = attindex_lookup(h, "00000000-00000000-00000000", hits, 4, &n,
+	    &err);
+	tap_check_int(rc, PA_ERROR, "a lookup after the cut fails");
+	tap_ok(strstr(err.msg, "damaged") != NULL, "  and says why: %s",
+	    err.msg);
+	tap_ok(attindex_damaged(h), "  the handle knows it is damaged");
+	tap_check_int(attindex_stats(h, &docs, &atts, &err), PA_ERROR,
+	    "  and keeps failing");
+	attindex_close(h);
+	rc = attindex_open(&h, dir, 0, &err);
+	tap_ok(rc == PA_ERROR && h == NULL && strstr(err.msg, "damaged"),
+	    "opening the cut index to read fails: %s", err.msg);
+	rc = attindex_open(&h, dir, 1, &err);
+	tap_ok(rc == PA_ERROR && h == NULL && strstr(err.msg, "damaged"),
+	    "  and to write: %s", err.msg);
+}
+
 int
 main(void)
 {
@@ -851,6 +908,7 @@ main(void)
 	t_concurrent();
 	t_kill();
 	t_kill_random();
+	t_truncated();
 	tap_rmtree(base);
 	return tap_done();
 }

@@ -171,8 +171,9 @@ awk 'BEGIN { for (i = 0; i < 1024; i++) printf "%063d\n", i }' \
 # --- scenarios -----------------------------------------------------------
 # scenario NAME LUA INDEX [CONF-LINE...]: run tests/milter/LUA against a
 # milter of its own, with a copy of index INDEX (main, bob, mallory,
-# empty, broken; missing: none at all) and the archive it came from
-# (noarchive: no Archive and no index), plus the lines given.
+# empty, broken; missing: none at all; cut: main's, truncated) and the
+# archive it came from (noarchive: no Archive and no index), plus the
+# lines given.
 # $defines adds miltertest -D variables; $hdr_index names the index the
 # expected headers (DATA/*.hdr) come from (default: INDEX); $gnupghome
 # replaces the milter's GnuPG home.
@@ -181,7 +182,7 @@ hdr_index=
 gnupghome=
 stopping=
 scenario() {
-	name=$1 lua=$2 index=$3
+	name=$1 lua=$2 index=$3 cut=
 	shift 3
 	d=$T/run/$name
 	mkdir -p "$d/data"
@@ -191,8 +192,12 @@ scenario() {
 	broken) archive=$T/md-main ;;
 	missing) archive=$T/md-main; index= ;;
 	noarchive) archive=; index= ;;
+	cut) archive=$T/md-main; index=main; cut=yes ;;
 	esac
 	[ -n "$index" ] && cp -R "$T/index-$index" "$d/index"
+	# cut: main's, its file at half its size, as if something truncated it
+	[ -z "$cut" ] || truncate -s $(($(wc -c <"$d/index/data.mdb") / 2)) \
+	    "$d/index/data.mdb"
 	{
 		[ -z "$archive" ] || echo "Archive $archive"
 		echo "IndexPath $d/index"
@@ -296,6 +301,14 @@ defines="ONERROR=tempfail"
 scenario temperror-tempfail t-temperror.lua broken "OnError tempfail"
 scenario temperror-missing t-temperror.lua missing \
     "AuthservID mx.test.example"
+# the index's file cut to half, before the start and under the milter
+defines="MODE=start"
+scenario truncated-start t-truncated.lua cut "AuthservID mx.test.example"
+defines="MODE=live DATA_MDB=$T/run/truncated-live/index/data.mdb
+    PIDFILE=$T/run/truncated-live/milter.pid"
+scenario truncated-live t-truncated.lua main \
+    "PidFile $T/run/truncated-live/milter.pid"
+
 # the GnuPG home taken away and given back while the milter runs: a copy
 # of its keyring, so that the other scenarios keep theirs
 for g in gone gone-tempfail; do

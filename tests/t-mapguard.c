@@ -1,0 +1,80 @@
+/*
+ * t-mapguard - a file cut short under its memory map: a read of a lost
+ * page in a watched region gives zeros and raises the region's flag
+ * instead of killing the process; a region no longer watched faults as
+ * ever (checked in a child, which must die of SIGBUS).
+ */
+#include "config.h"
+
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "patchattest.h"
+#include "mapguard.h"
+#include "tap.h"
+
+#define PAGES	16
+
+int
+main(void)
+{
+	struct mapguard_region *r;
+	struct pa_err err;
+	atomic_int fault = 0;
+	const char *tmp = getenv("TMPDIR");
+	char path[256];
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned char *map, *buf;
+	volatile unsigned char got;
+	pid_t pid;
+	int fd, st;
+
+	snprintf(path, sizeof(path), "%s/t-mapguard.XXXXXX",
+	    tmp && tmp[0] ? tmp : "/tmp");
+	if (page <= 0 || (fd = mkstemp(path)) < 0)
+		tap_skip_all("cannot make a scratch file");
+	unlink(path);
+	buf = malloc((size_t)page * PAGES);
+	memset(buf, 0xa5, (size_t)page * PAGES);
+	if (buf == NULL || write(fd, buf, (size_t)page * PAGES) !=
+	    (ssize_t)(page * PAGES))
+		tap_skip_all("cannot write the scratch file");
+	map = mmap(NULL, (size_t)page * PAGES, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		tap_skip_all("cannot map the scratch file");
+
+	tap_check_int(mapguard_init(&err), 0, "the handler is installed");
+	tap_check_int(mapguard_add(&r, map, (size_t)page * PAGES, &fault), 0,
+	    "the mapping is watched");
+	tap_check_int(map[(size_t)page * (PAGES - 1)], 0xa5,
+	    "the last page reads as written");
+	if (ftruncate(fd, page * 2) != 0)
+		tap_skip_all("cannot cut the file");
+	tap_check_int(map[page], 0xa5, "a page still in the file reads on");
+	tap_check_int(atomic_load(&fault), 0, "  and raises no flag");
+	got = map[(size_t)page * (PAGES - 1) + 7];
+	tap_check_int(got, 0, "a page cut off reads as zeros");
+	tap_check_int(atomic_load(&fault), 1, "  and raises the flag");
+	got = map[(size_t)page * (PAGES - 2)];
+	tap_check_int(got, 0, "another one too");
+
+	mapguard_remove(r);
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		got = map[(size_t)page * (PAGES - 3)];
+		_exit(got == 0 ? 3 : 4);
+	}
+	tap_ok(pid > 0 && waitpid(pid, &st, 0) == pid && WIFSIGNALED(st) &&
+	    WTERMSIG(st) == SIGBUS, "no longer watched: the fault is SIGBUS");
+	munmap(map, (size_t)page * PAGES);
+	close(fd);
+	free(buf);
+	return tap_done();
+}
