@@ -137,14 +137,15 @@ idx_intact(struct attindex *h, struct pa_err *err)
 	off_t seen;
 	int fd;
 
+	/* What was seen before this fstat() is what it may not be under. */
+	seen = atomic_load(&h->size_seen);
 	if (!atomic_load(&h->damaged) &&
 	    mdb_env_get_fd(h->env, &fd) == 0 && fstat(fd, &st) == 0) {
-		seen = atomic_load(&h->size_seen);
+		if (st.st_size < seen)
+			atomic_store(&h->damaged, 1);
 		while (st.st_size > seen && !atomic_compare_exchange_weak(
 		    &h->size_seen, &seen, st.st_size))
 			;
-		if (st.st_size < seen)
-			atomic_store(&h->damaged, 1);
 	}
 	if (!atomic_load(&h->damaged))
 		return 0;
