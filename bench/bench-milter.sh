@@ -236,7 +236,7 @@ if [ -s "$T/signed.list" ]; then
 	printf '%s\n' "IndexPath $T/signed-index" \
 	    "GnuPGHome $T/gnupg-empty" "PatattKeyring $ring/kernel-keyring" \
 	    "PatattKeyring $ring/patatt-keys" "UMask 000" "Syslog no" \
-	    >"$T/signed.conf"
+	    "UserID root" >"$T/signed.conf"
 	start_milter signed_unix unix "$MILTER" -f -c "$T/signed.conf"
 	set --
 	while read -r f; do

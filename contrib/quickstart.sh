@@ -53,6 +53,9 @@ Syslog no
 AuthservID demo.localhost
 ArchiveRefresh 60
 EOF
+	# A real server names the user the milter runs as; the demo runs as
+	# whoever started it, and says so when that is root.
+	[ "$(id -u)" -ne 0 ] || echo "UserID root" >>"$d/patchattest.conf"
 	./patchattest attest -c "$d/patchattest.conf" -u demo@example.org \
 	    "$seeds"/001-*.txt "$seeds"/00[2-7]-*.patch \
 	    >"$d/archive/new/attestation.eml"

@@ -48,6 +48,14 @@ struct options {
 	int		 check_only;
 };
 
+/* Whom the milter runs as once its socket is open (UserID), if anyone. */
+struct runas {
+	int		 set;
+	uid_t		 uid;
+	gid_t		 gid;
+	char		 name[256];
+};
+
 static int		signal_pipe[2] = { -1, -1 };
 
 static void
@@ -185,11 +193,10 @@ check_paths(const struct pa_config *cf, struct sbuf *problems)
  * 0 when there is none.
  */
 static int
-load(const struct options *o, struct pa_config *cf, struct sbuf *problems)
+load(const struct options *o, struct pa_config *cf, struct runas *ra,
+    struct sbuf *problems)
 {
-	char name[256];
-	uid_t uid;
-	gid_t gid;
+	struct pa_err err;
 	char *sock;
 
 	if (config_init(cf) != 0)
@@ -204,8 +211,16 @@ load(const struct options *o, struct pa_config *cf, struct sbuf *problems)
 	}
 	check_socket(cf->socket, problems);
 	if (cf->user_id != NULL)
-		lookup_user(cf->user_id, &uid, &gid, name, sizeof(name),
-		    problems);
+		ra->set = lookup_user(cf->user_id, &ra->uid, &ra->gid,
+		    ra->name, sizeof(ra->name), problems) == 0;
+	else if (getuid() == 0)
+		sbuf_addf(problems, "UserID is not set and the milter would "
+		    "run as root: name the user it runs as once its socket "
+		    "is open (UserID patchattest), or say UserID root\n");
+	if (cf->pid_file != NULL &&
+	    pidfile_check(cf->pid_file, ra->set ? ra->uid : getuid(),
+	    &err) != 0)
+		sbuf_addf(problems, "%s\n", err.msg);
 	errno = 0;
 	check_paths(cf, problems);
 	return problems->len > 0 ? -1 : 0;
@@ -239,13 +254,9 @@ set_nodelay(void)
 }
 
 static int
-open_socket(const struct pa_config *cf)
+open_socket(const struct pa_config *cf, const struct runas *ra)
 {
 	const char *path = socket_path(cf->socket);
-	char name[256];
-	struct sbuf problems;
-	uid_t uid;
-	gid_t gid;
 
 	umask((mode_t)cf->umask);
 	if (smfi_setconn(cf->socket) != MI_SUCCESS ||
@@ -256,33 +267,19 @@ open_socket(const struct pa_config *cf)
 		return -1;
 	}
 	set_nodelay();
-	sbuf_init(&problems, 1024);
-	if (path != NULL && cf->user_id != NULL &&
-	    lookup_user(cf->user_id, &uid, &gid, name, sizeof(name),
-	    &problems) == 0 && chown(path, uid, gid) != 0)
+	if (path != NULL && ra->set && chown(path, ra->uid, ra->gid) != 0)
 		mlog(LOG_LEVEL_WARNING, "%s: cannot hand the socket to %s: %s",
 		    path, cf->user_id, strerror(errno));
-	sbuf_release(&problems);
 	return 0;
 }
 
 static int
-drop_privileges(const struct pa_config *cf)
+drop_privileges(const struct pa_config *cf, const struct runas *ra)
 {
-	char name[256];
-	struct sbuf problems;
-	uid_t uid;
-	gid_t gid;
-	int rc;
-
-	if (cf->user_id == NULL)
+	if (!ra->set)
 		return 0;
-	sbuf_init(&problems, 1024);
-	rc = lookup_user(cf->user_id, &uid, &gid, name, sizeof(name),
-	    &problems);
-	sbuf_release(&problems);
-	if (rc != 0 || initgroups(name, gid) != 0 || setgid(gid) != 0 ||
-	    setuid(uid) != 0) {
+	if (initgroups(ra->name, ra->gid) != 0 || setgid(ra->gid) != 0 ||
+	    setuid(ra->uid) != 0) {
 		mlog(LOG_LEVEL_ERROR, "cannot become %s: %s", cf->user_id,
 		    strerror(errno));
 		return -1;
@@ -308,19 +305,6 @@ daemonize(void)
 		dup2(fd, 2);
 		if (fd > 2)
 			close(fd);
-	}
-	return 0;
-}
-
-static int
-write_pid(const char *path)
-{
-	FILE *fp;
-
-	if ((fp = fopen(path, "w")) == NULL ||
-	    fprintf(fp, "%ld\n", (long)getpid()) < 0 || fclose(fp) != 0) {
-		mlog(LOG_LEVEL_ERROR, "PidFile %s: %s", path, strerror(errno));
-		return -1;
 	}
 	return 0;
 }
@@ -426,6 +410,7 @@ int
 main(int argc, char **argv)
 {
 	struct options o = { 0 };
+	struct runas ra = { 0 };
 	struct pa_config cf;
 	struct sbuf problems;
 	struct pa_err err;
@@ -433,7 +418,7 @@ main(int argc, char **argv)
 
 	parse_options(argc, argv, &o);
 	sbuf_init(&problems, 1 << 16);
-	if (load(&o, &cf, &problems) != 0) {
+	if (load(&o, &cf, &ra, &problems) != 0) {
 		fputs(problems.len ? problems.buf : "out of memory\n", stderr);
 		sbuf_release(&problems);
 		config_release(&cf);
@@ -455,7 +440,7 @@ main(int argc, char **argv)
 		mlog(LOG_LEVEL_ERROR, "GnuPG: %s", err.msg);
 		goto out;
 	}
-	if (open_socket(&cf) != 0)
+	if (open_socket(&cf, &ra) != 0)
 		goto out;
 	if (!o.foreground && daemonize() != 0) {
 		mlog(LOG_LEVEL_ERROR, "cannot run in the background: %s",
@@ -464,8 +449,12 @@ main(int argc, char **argv)
 	}
 	mlog_open(o.foreground);
 	mlog_divert();
-	if ((cf.pid_file != NULL && write_pid(cf.pid_file) != 0) ||
-	    drop_privileges(&cf) != 0)
+	if (cf.pid_file != NULL &&
+	    pidfile_write(cf.pid_file, ra.set ? ra.uid : getuid(), &err) != 0) {
+		mlog(LOG_LEVEL_ERROR, "%s", err.msg);
+		goto out;
+	}
+	if (drop_privileges(&cf, &ra) != 0)
 		goto out;
 	if (state_init(&cf, &err) != 0) {
 		mlog(LOG_LEVEL_ERROR, "%s", err.msg);
@@ -482,6 +471,7 @@ main(int argc, char **argv)
 	state_shutdown();
 	mlog(LOG_LEVEL_INFO, "stopped");
 out:
+	pidfile_remove();
 	config_release(&cf);
 	return rc;
 }

@@ -11,6 +11,8 @@
 #ifndef PA_MILTER_H
 #define PA_MILTER_H
 
+#include <sys/types.h>
+
 #include <stdatomic.h>
 #include <stddef.h>
 #include <time.h>
@@ -69,6 +71,17 @@ void	worker_request_reload(void);
 void	worker_request_reopen(void);	/* the index was found damaged */
 void	worker_learn(const char *text, size_t len);
 void	worker_remember(const char *identity, const char *key);
+
+/*
+ * pidfile.c: pidfile_check - the folder of path may be written only by
+ * root and owner (a symbolic link at path is refused when it is opened);
+ * pidfile_write - path made or rewritten with our process ID, without
+ * following a link, locked while the milter runs; pidfile_remove - at
+ * the end
+ */
+int	pidfile_check(const char *path, uid_t owner, struct pa_err *);
+int	pidfile_write(const char *path, uid_t owner, struct pa_err *);
+void	pidfile_remove(void);
 
 /* callbacks.c */
 extern struct smfiDesc	 milter_desc;

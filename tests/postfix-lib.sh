@@ -289,11 +289,13 @@ pa_make_archive() {
 	    --quick-gen-key "Alice Developer <$PA_SIGNER>" ed25519 sign never \
 	    2>"$1/gpg.err" || { sed 's/^/#   /' "$1/gpg.err" >&2; return 1; }
 	mkdir -p "$PA_ARCHIVE/new" "$PA_ARCHIVE/cur" "$PA_ARCHIVE/tmp"
+	# Postfix's tests run as root, and so does their milter, knowingly.
 	cat >"$PA_CONF" <<EOF
 Archive $PA_ARCHIVE
 IndexPath $1/index
 GnuPGHome $PA_GNUPG
 TrustModel gpg
+UserID root
 EOF
 	pa_sign "$PA_ARCHIVE" "$srcdir"/tests/fixtures/seeds/001-*.txt \
 	    "$srcdir"/tests/fixtures/seeds/00[2-7]-*.patch || return 1

@@ -18,8 +18,20 @@ ok $? "-V exits 0"
 grep -q '^patchattest-milter [0-9]' "$T/out"
 ok $? "-V prints the version"
 
+# As root, the shipped file is good only once it says whom to run as.
+root=
+[ "$(id -u)" -ne 0 ] || root="UserID root"
 "$M" -n -c "$srcdir/conf/patchattest.conf" >"$T/out" 2>&1
-ok $? "-n accepts conf/patchattest.conf as shipped"
+st=$?
+if [ -n "$root" ]; then
+	expect "-n refuses to run as root without UserID" 1 $st
+	grep -q 'UserID is not set and the milter would run as root' "$T/out"
+	ok $? "-n says to set UserID"
+	{ cat "$srcdir/conf/patchattest.conf"; echo "$root"; } >"$T/root.conf"
+	"$M" -n -c "$T/root.conf" >"$T/out" 2>&1
+	st=$?
+fi
+ok $st "-n accepts conf/patchattest.conf as shipped${root:+, with $root}"
 grep -q 'the configuration is good' "$T/out"
 ok $? "-n says so"
 
@@ -61,13 +73,61 @@ expect "an unknown option exits 2" 2 $?
 grep -q '^usage: patchattest-milter' "$T/err"
 ok $? "and shows the usage"
 
-printf 'Socket local:%s/no/such/dir/sock\nSyslog no\nIndexPath %s/ix\n' \
-    "$T" "$T" >"$T/nodir.conf"
+printf 'Socket local:%s/no/such/dir/sock\nSyslog no\nIndexPath %s/ix\n%s\n' \
+    "$T" "$T" "$root" >"$T/nodir.conf"
 "$M" -f -c "$T/nodir.conf" >"$T/out" 2>"$T/err"
 rc=$?
 [ "$rc" -ne 0 ]
 ok $? "a socket it cannot open: exits non-zero ($rc)"
 grep -q "cannot listen on local:$T/no/such/dir/sock" "$T/err"
 ok $? "and says where it could not listen"
+
+# --- PidFile ---------------------------------------------------------------
+# pidconf NAME PIDFILE: a configuration that can start, with that PidFile
+pidconf() {
+	mkdir -p "$T/$1"
+	printf '%s\n' "Socket local:$T/$1/sock" "Syslog no" \
+	    "IndexPath $T/$1/ix" "PidFile $2" "$root" >"$T/$1/conf"
+}
+# a symbolic link at the path: refused, its target untouched
+mkdir -m 755 "$T/pid"
+echo "precious" >"$T/target"
+ln -s "$T/target" "$T/pid/milter.pid"
+pidconf link "$T/pid/milter.pid"
+"$M" -f -c "$T/link/conf" >"$T/out" 2>&1
+st=$?
+[ $st -ne 0 ] && grep -q 'symbolic link' "$T/out"
+ok $? "a PidFile that is a symbolic link: refused ($st)"
+expect "  and its target is untouched" precious "$(cat "$T/target")"
+# a folder others may write to
+mkdir -m 777 "$T/open"
+chmod 777 "$T/open"
+pidconf open "$T/open/milter.pid"
+"$M" -n -c "$T/open/conf" >"$T/out" 2>&1
+expect "-n: a PidFile folder others may write to is refused" 1 $?
+grep -q 'may be written by others' "$T/out"
+ok $? "  and -n says why"
+# the pid written, a second milter refused, the file gone at the end
+rm "$T/pid/milter.pid"
+pidconf good "$T/pid/milter.pid"
+pidconf second "$T/pid/milter.pid"
+"$M" -f -c "$T/good/conf" >"$T/good/log" 2>&1 &
+mpid=$!
+i=0
+while [ $i -lt 50 ] && [ ! -s "$T/pid/milter.pid" ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+expect "the PidFile holds the milter's process ID" "$mpid" \
+    "$(cat "$T/pid/milter.pid" 2>/dev/null)"
+"$M" -f -c "$T/second/conf" >"$T/out" 2>&1
+st=$?
+[ $st -ne 0 ] && grep -q 'held by another running milter' "$T/out"
+ok $? "a second milter with the same PidFile stops ($st)"
+kill -TERM "$mpid"
+wait "$mpid"
+expect "SIGTERM: the milter exits 0" 0 $?
+[ ! -e "$T/pid/milter.pid" ]
+ok $? "  and its PidFile is gone"
 
 tap_end
