@@ -1,12 +1,16 @@
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "paconfig.h"
 #include "patchattest.h"
@@ -159,6 +163,7 @@ struct config_file {
 enum { LINE_OK, LINE_NUL, LINE_LONG };
 
 static struct sbuf *config_problem(struct config_file *);
+static FILE	*config_open(const char *, struct config_file *);
 static int	config_isspace(int);
 static char	*config_skipspace(char *);
 static const struct config_key *config_find(const char *);
@@ -443,6 +448,42 @@ config_getline(FILE *fp, char *buf, size_t size, int *bad)
 	return c != EOF || len > 0 || *bad != LINE_OK;
 }
 
+/*
+ * config_open - path as a stream, when it is a regular file of at most
+ * CONFIG_FILE_MAX bytes (a device or a FIFO would never end, or block)
+ */
+static FILE *
+config_open(const char *path, struct config_file *cf)
+{
+	struct stat st;
+	FILE *fp;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) <
+	    0) {
+		sbuf_addf(config_problem(cf), "cannot open: %s\n",
+		    strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		sbuf_addstr(config_problem(cf), "not a regular file\n");
+		close(fd);
+		return NULL;
+	}
+	if (st.st_size > CONFIG_FILE_MAX) {
+		sbuf_addf(config_problem(cf), "larger than %d bytes\n",
+		    CONFIG_FILE_MAX);
+		close(fd);
+		return NULL;
+	}
+	if ((fp = fdopen(fd, "r")) == NULL) {
+		sbuf_addf(config_problem(cf), "cannot read: %s\n",
+		    strerror(errno));
+		close(fd);
+	}
+	return fp;
+}
+
 /* config_init - the defaults, each read as the line "Key default" */
 int
 config_init(struct pa_config *cfg)
@@ -510,14 +551,17 @@ load(struct pa_config *cfg, const char *path, struct sbuf *problems,
 		config_release(&fresh);
 		return rc;
 	}
-	if ((fp = fopen(path, "r")) == NULL) {
-		e = errno;
-		sbuf_addf(config_problem(&cf), "cannot open: %s\n",
-		    strerror(e));
+	if ((fp = config_open(path, &cf)) == NULL) {
 		config_release(&fresh);
 		return PA_ECONFIG;
 	}
 	while (!cf.nomem && config_getline(fp, line, sizeof(line), &bad)) {
+		if (ftello(fp) > CONFIG_FILE_MAX) {
+			cf.lineno = 0;
+			sbuf_addf(config_problem(&cf), "larger than %d bytes\n",
+			    CONFIG_FILE_MAX);
+			break;
+		}
 		cf.lineno++;
 		if (bad == LINE_NUL)
 			sbuf_addstr(config_problem(&cf), "NUL byte in line\n");

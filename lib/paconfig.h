@@ -12,7 +12,8 @@
  * is the rest of the line without surrounding white space, or a string in
  * double quotes (keeping spaces and "#"; \" and \\ are the escapes).  A
  * key is given once, except a CONFIG_PATHS key, whose lines add up.
- * Lines are at most CONFIG_LINE_MAX bytes.
+ * Lines are at most CONFIG_LINE_MAX bytes; the file is a regular file of
+ * at most CONFIG_FILE_MAX bytes (a device, a FIFO or a folder is refused).
  *
  * Lifecycle: config_init() fills in the defaults; config_load() reads a
  * file over them; config_release() frees the strings.  The struct owns
@@ -35,6 +36,7 @@
 #include "sbuf.h"
 
 #define CONFIG_LINE_MAX	4096	/* bytes in a line, newline excluded */
+#define CONFIG_FILE_MAX	(1 << 20)	/* bytes in a file: a regular one */
 
 enum archive_type {
 	ARCHIVE_AUTO,		/* decided by what is at the path */

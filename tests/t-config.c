@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -466,9 +468,36 @@ test_problems(void)
 	sbuf_reset(&problems);
 	rc = config_load(&c, tmpdir(), &problems);
 	tap_check_int(rc, PA_ECONFIG, "a folder: PA_ECONFIG");
-	snprintf(want, sizeof(want), "%s: cannot read: %s\n", tmpdir(),
-	    strerror(EISDIR));
+	snprintf(want, sizeof(want), "%s: not a regular file\n", tmpdir());
 	tap_check_str(problems.buf, want, "a folder: one line");
+	/* What would never end, or block, is refused before it is read. */
+	sbuf_reset(&problems);
+	rc = config_load(&c, "/dev/zero", &problems);
+	tap_ok(rc == PA_ECONFIG && strcmp(problems.buf, "/dev/zero: not a "
+	    "regular file\n") == 0, "/dev/zero: %s", problems.buf);
+	snprintf(path, sizeof(path), "%s/t-config-fifo.XXXXXX", tmpdir());
+	if (mkdtemp(path) != NULL) {
+		strcat(path, "/fifo");
+		if (mkfifo(path, 0600) == 0) {
+			sbuf_reset(&problems);
+			rc = config_load(&c, path, &problems);
+			tap_ok(rc == PA_ECONFIG && strstr(problems.buf,
+			    "not a regular file"), "a FIFO nobody writes: "
+			    "refused, not waited for");
+			unlink(path);
+		}
+		*strrchr(path, '/') = '\0';
+		rmdir(path);
+	}
+	if ((big = calloc(1, CONFIG_FILE_MAX + 2)) != NULL) {
+		memset(big, '#', CONFIG_FILE_MAX + 1);
+		rc = load(&c, big, CONFIG_FILE_MAX + 1, &text);
+		tap_ok(rc == PA_ECONFIG && strcmp(text, "F: larger than 1048576 "
+		    "bytes\n") == 0, "a file over %d bytes: %s",
+		    CONFIG_FILE_MAX, text);
+		free(text);
+		free(big);
+	}
 	tap_ok(same_config(&c, &before), "still unchanged");
 	sbuf_release(&problems);
 	config_release(&c);

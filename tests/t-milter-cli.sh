@@ -130,4 +130,43 @@ expect "SIGTERM: the milter exits 0" 0 $?
 [ ! -e "$T/pid/milter.pid" ]
 ok $? "  and its PidFile is gone"
 
+# --- a configuration that is no file, on reload ---------------------------
+# /dev/zero never ends: the reload is refused, the milter serves on and
+# still stops on SIGTERM
+pidconf zero "$T/zero/milter.pid"
+"$M" -f -c "$T/zero/conf" >"$T/zero/log" 2>&1 &
+mpid=$!
+i=0
+while [ $i -lt 50 ] && [ ! -s "$T/zero/milter.pid" ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+mv "$T/zero/conf" "$T/zero/conf.real"
+ln -s /dev/zero "$T/zero/conf"
+kill -HUP "$mpid"
+i=0
+while [ $i -lt 50 ] && ! grep -q 'reload refused' "$T/zero/log"; do
+	sleep 0.1
+	i=$((i + 1))
+done
+grep -q 'not a regular file' "$T/zero/log" &&
+    grep -q 'reload refused' "$T/zero/log"
+ok $? "SIGHUP with the configuration a link to /dev/zero: refused"
+kill -0 "$mpid" 2>/dev/null
+ok $? "  and the milter runs on"
+kill -TERM "$mpid"
+i=0
+while [ $i -lt 150 ] && kill -0 "$mpid" 2>/dev/null; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if kill -0 "$mpid" 2>/dev/null; then
+	kill -9 "$mpid"
+	ok 1 "  and stops on SIGTERM"
+	diag "$T/zero/log"
+else
+	ok 0 "  and stops on SIGTERM"
+fi
+wait "$mpid" 2>/dev/null
+
 tap_end
