@@ -197,6 +197,7 @@ decision_combine(struct decision *d, const struct decision *pt)
 		d->signed_at = pt->signed_at;
 		d->differs = 0;
 		d->result = pt->result;
+		d->lasting = pt->lasting;
 		d->scheme = SCHEME_PATATT;
 	}
 }

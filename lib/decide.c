@@ -71,6 +71,7 @@ struct decider {
 	int			 patatt_failed;	/* the signatures could not
 						   be judged: why says why */
 	int			 temperror;
+	int			 lasting;	/* ... for good: too big */
 	char			 temperror_why[sizeof(((struct pa_err *)0)->msg)];
 };
 
@@ -126,6 +127,16 @@ decider_free(struct decider *d)
 	sbuf_release(&d->email);
 	sbuf_release(&d->work);
 	free(d);
+}
+
+void
+decision_fault(struct decision *d, int lasting, const char *why)
+{
+	memset(d, 0, sizeof(*d));
+	d->result = VERDICT_TEMPERROR;
+	d->has_patch = 1;
+	d->lasting = lasting;
+	snprintf(d->reason, sizeof(d->reason), "%s", why);
 }
 
 const char *
@@ -381,16 +392,23 @@ decide_begin(struct decider *d, const struct mailmsg *msg, time_t now)
 
 	d->now = now;
 	d->ix = NULL;
-	d->temperror = d->patatt_failed = 0;
+	d->temperror = d->patatt_failed = d->lasting = 0;
 	d->temperror_why[0] = '\0';
+	d->h.n = 0;
+	/*
+	 * No patch, or one git mailinfo would have refused (the 2020 tools
+	 * could attest neither); anything else is a patch not judged.
+	 */
 	rc = msghash_compute(&d->h, msg, MSGHASH_VARIANTS, &err);
-	if (rc == PA_ENOMEM) {
+	if (rc != 0 && rc != PA_ENOPATCH && rc != PA_EMAILINFO) {
 		d->temperror = 1;
+		d->lasting = rc == PA_ETOOBIG;
 		snprintf(d->temperror_why, sizeof(d->temperror_why), "%s",
-		    err.msg);
+		    rc == PA_ETOOBIG ? "the patch is too big to hash" :
+		    err.msg[0] ? err.msg : pa_strerror(rc));
 	}
 	/* A cover letter's diffstat has no diff: nothing to attest. */
-	d->has_patch = rc == PA_ENOMEM || (rc == 0 && has_diff(&d->h));
+	d->has_patch = d->temperror || (rc == 0 && has_diff(&d->h));
 	if (patatt_check(d->pt, msg, now, &d->report, &err) != 0) {
 		d->report.n = 0;
 		d->report.total = 1;
@@ -429,6 +447,7 @@ attested(struct decider *d, const char *ix_fault, struct decision *out)
 		*out = best.d;
 	else if (d->temperror) {
 		out->result = VERDICT_TEMPERROR;
+		out->lasting = d->lasting;
 		snprintf(out->reason, sizeof(out->reason), "%s",
 		    d->temperror_why);
 	} else

@@ -59,6 +59,10 @@ struct decision {
 	enum verdict	 result;
 	enum scheme	 scheme;
 	int		 has_patch;		/* 0: patatt's verdict only */
+	int		 lasting;		/* TEMPERROR that a retry would
+						   meet again (the message is
+						   too big to judge): it is
+						   accepted, never deferred */
 	char		 attid[MSGHASH_ATTID_LEN + 1];
 	unsigned	 differs;		/* DECIDE_DIFF_* for FAIL */
 	char		 signer[PGP_UIDLEN];	/* "Name <addr>", or "" */
@@ -143,6 +147,14 @@ int	decide_patatt(const struct patatt_judge *,
  * either passes; else the better of the two, a 2020 "none" not counting.
  */
 void	decision_combine(struct decision *d, const struct decision *pt);
+
+/*
+ * decision_fault - d is a message that could not be judged because of
+ * why: VERDICT_TEMPERROR, lasting or not (see struct decision), with
+ * nothing else known.  The policy (policy_apply()) says what happens to
+ * it, as to every other verdict.
+ */
+void	decision_fault(struct decision *d, int lasting, const char *why);
 
 /* verdict_name - "pass", "fail", ... as the header spells them */
 const char	*verdict_name(enum verdict);

@@ -26,12 +26,8 @@ warn(const struct indexer_hooks *h, const char *where, const char *what)
 		h->warn(h->arg, where, what);
 }
 
-/*
- * worth_reading - a cheap look: a clearsigned block in the raw bytes, or
- * an encoded part that might hide one.
- */
-static int
-worth_reading(const char *raw, size_t len)
+int
+indexer_worth_reading(const char *raw, size_t len)
 {
 	return memmem(raw, len, "-----BEGIN PGP SIGNED MESSAGE-----", 34) ||
 	    memmem(raw, len, "base64", 6) || memmem(raw, len, "BASE64", 6) ||
@@ -189,7 +185,7 @@ each_document(const char *raw, size_t len,
 	size_t pos = 0, start;
 	int rc;
 
-	if (!worth_reading(raw, len))
+	if (!indexer_worth_reading(raw, len))
 		return 0;
 	if ((m = mailmsg_new(len + 1)) == NULL)
 		return PA_ENOMEM;

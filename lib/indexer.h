@@ -43,6 +43,13 @@ struct indexer_hooks {
 };
 
 /*
+ * indexer_worth_reading - a cheap look at a raw message: a clearsigned
+ * block in its bytes, or an encoded part that might hide one.  0 means
+ * indexer_message() would find no document in it.
+ */
+int	indexer_worth_reading(const char *raw, size_t len);
+
+/*
  * indexer_message - index the documents in one message (raw bytes),
  * inside the caller's write transaction.  where names the message in the
  * index ("git/0.git:<commit>", "mail").

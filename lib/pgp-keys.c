@@ -45,6 +45,7 @@ static int	 ix_cmp(const void *, const void *);
 static int	 norm_id(char *, size_t, const char *);
 static int	 expired(gpgme_subkey_t, time_t);
 static int	 usable_signer(gpgme_key_t, time_t);
+static int	 name_addr(char *, const char *, const char *);
 static void	 key_uids(gpgme_key_t, struct pgp_key *);
 static int	 copy_text(char *, size_t, const char *);
 static void	 stamps_take(const struct pgp *, struct pgp_stamp *);
@@ -385,6 +386,28 @@ copy_text(char *buf, size_t size, const char *s)
  * addr.  A user ID that would not fit whole is left out: a cut address
  * could equal someone else's.
  */
+/*
+ * name_addr - "Name <addr>" into uid (PGP_UIDLEN), a name too long for it
+ * cut at a character and marked "...": the signer is still named
+ */
+static int
+name_addr(char *uid, const char *name, const char *addr)
+{
+	size_t room, cut;
+	int n;
+
+	n = snprintf(uid, PGP_UIDLEN, "%s <%s>", name, addr);
+	if (n >= 0 && n < PGP_UIDLEN)
+		return n;
+	if (strlen(addr) + sizeof("... <>") > PGP_UIDLEN)
+		return -1;
+	room = PGP_UIDLEN - strlen(addr) - sizeof("... <>");
+	for (cut = room; cut > 0 && ((unsigned char)name[cut] & 0xc0) == 0x80;
+	    cut--)
+		;
+	return snprintf(uid, PGP_UIDLEN, "%.*s... <%s>", (int)cut, name, addr);
+}
+
 static void
 key_uids(gpgme_key_t k, struct pgp_key *out)
 {
@@ -403,7 +426,7 @@ key_uids(gpgme_key_t k, struct pgp_key *out)
 		if (!copy_text(a, PGP_UIDLEN, addr))
 			continue;
 		if (u->name && u->name[0] && addr[0])
-			n = snprintf(uid, PGP_UIDLEN, "%s <%s>", u->name, addr);
+			n = name_addr(uid, u->name, addr);
 		else if (addr[0])
 			n = snprintf(uid, PGP_UIDLEN, "<%s>", addr);
 		else

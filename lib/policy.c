@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -25,10 +26,16 @@ static const struct {
 	    "keyring is unusable", "temperror" },
 };
 
+/*
+ * configured_action - what the configuration does with d: the one place
+ * where the milter fails open or closed.  A message it could not judge
+ * for now follows OnError; one it will never be able to judge (too big)
+ * is accepted, marked: a retry would meet the same.
+ */
 static enum action
-configured_action(const struct pa_config *cf, enum verdict v)
+configured_action(const struct pa_config *cf, const struct decision *d)
 {
-	switch (v) {
+	switch (d->result) {
 	case VERDICT_PASS:
 		return ACTION_ACCEPT;
 	case VERDICT_STALE:
@@ -46,8 +53,8 @@ configured_action(const struct pa_config *cf, enum verdict v)
 	case VERDICT_TEMPERROR:
 		break;
 	}
-	return cf->on_error == ONERROR_TEMPFAIL ? ACTION_TEMPFAIL :
-	    ACTION_ACCEPT;
+	return cf->on_error == ONERROR_TEMPFAIL && !d->lasting ?
+	    ACTION_TEMPFAIL : ACTION_ACCEPT;
 }
 
 /* reply_text - s for an SMTP reply: printable ASCII, no % (a format) */
@@ -84,7 +91,7 @@ policy_apply(const struct pa_config *cf, const struct decision *d,
 		    "%s has no attestation yet; try again later", d->attid);
 		return;
 	}
-	o->action = configured_action(cf, d->result);
+	o->action = configured_action(cf, d);
 	if (d->reason[0] != '\0')
 		snprintf(text, sizeof(text), "Patch attestation %s: %s is %s "
 		    "(%s)", verdict_name(d->result), what,
@@ -175,6 +182,37 @@ policy_authres(struct sbuf *out, const char *authserv_id,
 	return sbuf_failed(out);
 }
 
+int
+policy_logline(struct sbuf *out, const char *qid, const char *msgid,
+    const struct decision *d, const struct policy_outcome *o)
+{
+	static const char *const action_names[] = {
+		[ACTION_ACCEPT] = "accept", [ACTION_REJECT] = "reject",
+		[ACTION_TEMPFAIL] = "tempfail",
+		[ACTION_QUARANTINE] = "quarantine",
+	};
+
+	sbuf_addstr(out, qid);
+	sbuf_addstr(out, ": message-id=");
+	hdrfmt_quoted(out, msgid);
+	sbuf_addf(out, " result=%s attid=%s signer=", verdict_name(d->result),
+	    d->attid[0] ? d->attid : "-");
+	hdrfmt_quoted(out, d->signer);
+	if (d->has_patatt && d->has_patch)
+		sbuf_addf(out, " scheme=%s v0.1=%s patatt=%s",
+		    d->scheme == SCHEME_PATATT ? "patatt" : "v0.1",
+		    verdict_name(d->v01), verdict_name(d->patatt));
+	else if (d->has_patatt)
+		sbuf_addf(out, " scheme=patatt patatt=%s",
+		    verdict_name(d->patatt));
+	sbuf_addf(out, " action=%s", action_names[o->action]);
+	if (d->reason[0] != '\0') {
+		sbuf_addstr(out, " reason=");
+		hdrfmt_quoted(out, d->reason);
+	}
+	return sbuf_failed(out);
+}
+
 /* skip_cfws - past white space and (nested) comments */
 static size_t
 skip_cfws(const char *v, size_t len, size_t i)
@@ -197,9 +235,20 @@ skip_cfws(const char *v, size_t len, size_t i)
 int
 policy_authres_ours(const char *v, size_t len, const char *authserv_id)
 {
-	size_t i, start, idlen = strlen(authserv_id);
+	size_t i, start, idlen = strlen(authserv_id), n;
 
 	start = i = skip_cfws(v, len, 0);
+	if (i < len && v[i] == '"') {
+		/* a quoted-string: compare what it says, escapes undone */
+		for (i++, n = 0; i < len && v[i] != '"'; i++, n++) {
+			if (v[i] == '\\' && i + 1 < len)
+				i++;
+			if (n >= idlen || tolower((unsigned char)v[i]) !=
+			    tolower((unsigned char)authserv_id[n]))
+				return 0;
+		}
+		return i < len && n == idlen && idlen > 0;
+	}
 	while (i < len && !strchr(" \t\r\n;(", v[i]))
 		i++;
 	return i - start == idlen && idlen > 0 &&

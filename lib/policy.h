@@ -27,7 +27,9 @@ struct policy_outcome {
 /*
  * policy_apply - the outcome for verdict d at time now.  A patch without
  * an attestation whose Date is less than AttestationWait minutes old is
- * told to come back later; VERDICT_TEMPERROR follows OnError.
+ * told to come back later; VERDICT_TEMPERROR follows OnError, unless the
+ * message can never be judged (d->lasting: accepted).  Every fault of the
+ * milter becomes such a decision (decision_fault()) and comes here.
  */
 void	policy_apply(const struct pa_config *, const struct decision *d,
 	    time_t now, struct policy_outcome *);
@@ -43,9 +45,20 @@ int	policy_authres(struct sbuf *out, const char *authserv_id,
 	    const struct decision *d);
 
 /*
+ * policy_logline - the log line of a decided message (appended to out):
+ * "QID: message-id="..." result=R attid=ID signer="..." [scheme=S
+ * v0.1=R patatt=R] action=A [reason="..."]".  Whatever came from the mail
+ * (Message-ID, signer, reason) is quoted as in the header: no control
+ * character, so no line break; no bare quote, so no forged field.
+ * Returns out's failure.
+ */
+int	policy_logline(struct sbuf *out, const char *qid, const char *msgid,
+	    const struct decision *d, const struct policy_outcome *o);
+
+/*
  * policy_authres_ours - 1 when an Authentication-Results value (as it
- * arrived, maybe folded) names authserv_id as its authserv-id: such a
- * header is forged or stale and must go.
+ * arrived, maybe folded) names authserv_id as its authserv-id, as a token
+ * or a quoted-string: such a header is forged or stale and must go.
  */
 int	policy_authres_ours(const char *value, size_t len,
 	    const char *authserv_id);

@@ -5,24 +5,27 @@
  * Debian's libmilter runs one connection's callbacks on any of its worker
  * threads, so everything about a connection or a message is in the
  * connection's private data, and what is shared is behind state.c.
- * A fault of ours never loses mail: the message goes on as OnError says.
+ *
+ * A message we could not judge -- memory ran out, the MTA refused a
+ * change, it is over MaximumBodySize, the index or keyring failed -- is a
+ * decision like any other (decision_fault()), and policy_apply() says
+ * what becomes of it: never silently passed unmarked, never lost.
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
+#include "hdrstrip.h"
+#include "indexer.h"
 #include "mailmsg.h"
 #include "milter.h"
 #include "policy.h"
 #include "sbuf.h"
 
-#define HDR_VERDICT	"X-Patch-Attested"
-#define HDR_AUTHRES	"Authentication-Results"
 #define HEADER_ROOM	((size_t)1 << 20)	/* header bytes beyond the body's */
-#define CLEARSIGN_LINE	"-----BEGIN PGP SIGNED MESSAGE-----"
 
 struct conn {
 	struct generation	*gen;		/* settings of this message */
@@ -30,12 +33,10 @@ struct conn {
 	size_t			 msg_cap;	/* what msg was made to hold */
 	int			 in_message;	/* between MAIL and its end */
 	size_t			 body_bytes;	/* as the MTA sent them */
-	int			 oversize;	/* no verdict, passes */
-	int			 fault;		/* ours: OnError */
-	unsigned		 verdict_headers;	/* X-Patch-Attested seen */
-	unsigned		 authres_headers;
-	unsigned		*ours;		/* A-R claiming AuthservID */
-	size_t			 nours, capours;
+	int			 oversize;	/* not read on: too big */
+	const char		*fault;		/* why it cannot be judged */
+	int			 lasting;	/* ... and never will be */
+	struct hdrstrip		 strip;		/* the fields to delete */
 };
 
 static struct conn *
@@ -56,31 +57,53 @@ message_end(struct conn *c)
 	if (c->msg != NULL)
 		mailmsg_reset(c->msg);
 	c->body_bytes = 0;
-	c->oversize = c->fault = 0;
-	c->verdict_headers = c->authres_headers = 0;
-	c->nours = 0;
+	c->oversize = c->lasting = 0;
+	c->fault = NULL;
+	hdrstrip_reset(&c->strip);
 }
 
-static sfsistat
-fault_action(struct conn *c)
+/*
+ * faulted - note that the message cannot be judged, and why (the first
+ * reason counts)
+ */
+static void
+faulted(struct conn *c, const char *why, int lasting)
 {
-	if (c->gen && c->gen->cf.on_error == ONERROR_TEMPFAIL)
-		return SMFIS_TEMPFAIL;
-	return SMFIS_ACCEPT;
+	if (c->fault == NULL) {
+		c->fault = why;
+		c->lasting = lasting;
+	}
+}
+
+/* reply_of - the milter's answer to an outcome that has no reply */
+static sfsistat
+reply_of(const struct policy_outcome *o)
+{
+	return o->action == ACTION_TEMPFAIL ? SMFIS_TEMPFAIL : SMFIS_ACCEPT;
 }
 
 static sfsistat
 cb_connect(SMFICTX *ctx, char *host, _SOCK_ADDR *addr)
 {
+	struct policy_outcome o;
+	struct generation *g;
+	struct decision d;
 	struct conn *c;
 
 	(void)host;
 	(void)addr;
 	if ((c = calloc(1, sizeof(*c))) == NULL) {
-		mlog(LOG_LEVEL_ERROR, "out of memory: a connection passes "
-		    "unchecked");
-		return SMFIS_ACCEPT;
+		/* Nothing of this connection can be judged: OnError says. */
+		decision_fault(&d, 0, "out of memory");
+		g = state_hold();
+		policy_apply(&g->cf, &d, time(NULL), &o);
+		state_release(g);
+		mlog(LOG_LEVEL_ERROR, "out of memory: a connection is not "
+		    "checked (%s)", o.action == ACTION_TEMPFAIL ? "tempfail" :
+		    "accept");
+		return reply_of(&o);
 	}
+	hdrstrip_init(&c->strip);
 	smfi_setpriv(ctx, c);
 	return SMFIS_CONTINUE;
 }
@@ -112,9 +135,7 @@ cb_envfrom(SMFICTX *ctx, char **argv)
 	}
 	if (c->msg == NULL) {
 		c->msg_cap = 0;
-		mlog(LOG_LEVEL_ERROR, "out of memory: a message passes "
-		    "unchecked");
-		c->fault = 1;
+		faulted(c, "out of memory", 0);
 	}
 	return SMFIS_CONTINUE;
 }
@@ -138,56 +159,36 @@ cb_data(SMFICTX *ctx)
 static int
 collecting(const struct conn *c)
 {
-	return !c->oversize && !c->fault;
+	return !c->oversize && c->fault == NULL;
 }
 
-/* note - what a library call said about the message being read */
+/* read_result - what a library call said about the message being read */
 static void
-note(struct conn *c, int rc)
+read_result(struct conn *c, int rc)
 {
 	if (rc == PA_ETOOBIG)
 		c->oversize = 1;
 	else if (rc != 0)
-		c->fault = 1;
-}
-
-static void
-remember_ours(struct conn *c, unsigned idx)
-{
-	unsigned *grown;
-
-	if (c->nours == c->capours) {
-		grown = realloc(c->ours, (c->capours * 2 + 4) *
-		    sizeof(*c->ours));
-		if (grown == NULL) {
-			c->fault = 1;
-			return;
-		}
-		c->ours = grown;
-		c->capours = c->capours * 2 + 4;
-	}
-	c->ours[c->nours++] = idx;
+		faulted(c, "out of memory", 0);
 }
 
 static sfsistat
 cb_header(SMFICTX *ctx, char *name, char *value)
 {
 	struct conn *c = conn_of(ctx);
-	const char *authserv;
+	int rc;
 
 	if (c == NULL || c->gen == NULL)
 		return SMFIS_CONTINUE;
-	if (strcasecmp(name, HDR_VERDICT) == 0)
-		c->verdict_headers++;
-	else if (strcasecmp(name, HDR_AUTHRES) == 0) {
-		c->authres_headers++;
-		authserv = c->gen->cf.authserv_id;
-		if (authserv != NULL && policy_authres_ours(value,
-		    strlen(value), authserv))
-			remember_ours(c, c->authres_headers);
-	}
-	if (collecting(c))
-		note(c, mailmsg_header(c->msg, name, value));
+	rc = hdrstrip_field(&c->strip, name, value, c->gen->cf.authserv_id);
+	if (rc == PA_ETOOBIG)
+		faulted(c, "too many X-Patch-Attested and "
+		    "Authentication-Results fields to remove", 1);
+	else if (rc < 0)
+		faulted(c, "out of memory", 0);
+	/* Judged as delivered: without the fields that are to go. */
+	if (rc == 0 && collecting(c))
+		read_result(c, mailmsg_header(c->msg, name, value));
 	return SMFIS_CONTINUE;
 }
 
@@ -197,7 +198,7 @@ cb_eoh(SMFICTX *ctx)
 	struct conn *c = conn_of(ctx);
 
 	if (c != NULL && c->gen != NULL && collecting(c))
-		note(c, mailmsg_eoh(c->msg));
+		read_result(c, mailmsg_eoh(c->msg));
 	return SMFIS_CONTINUE;
 }
 
@@ -212,28 +213,24 @@ cb_body(SMFICTX *ctx, unsigned char *chunk, size_t len)
 	if (c->body_bytes > (size_t)c->gen->cf.max_body)
 		c->oversize = 1;
 	else
-		note(c, mailmsg_body(c->msg, chunk, len));
+		read_result(c, mailmsg_body(c->msg, chunk, len));
 	return SMFIS_CONTINUE;
 }
 
-/*
- * strip - delete the headers only we may write.  From the last copy to the
- * first: the MTA renumbers the rest after each deletion.
- */
+/* strip - delete the fields only we may write, as hdrstrip orders it */
 static int
-strip(SMFICTX *ctx, struct conn *c)
+strip(SMFICTX *ctx, const struct conn *c)
 {
-	unsigned i;
+	const char *name;
+	unsigned idx;
 	size_t k;
 
-	for (i = c->verdict_headers; i > 0; i--)
-		if (smfi_chgheader(ctx, HDR_VERDICT, (int)i, NULL) !=
+	for (k = 0; k < c->strip.ndoomed; k++) {
+		idx = hdrstrip_deletion(&c->strip, k, &name);
+		if (smfi_chgheader(ctx, (char *)name, (int)idx, NULL) !=
 		    MI_SUCCESS)
 			return -1;
-	for (k = c->nours; k > 0; k--)
-		if (smfi_chgheader(ctx, HDR_AUTHRES, (int)c->ours[k - 1],
-		    NULL) != MI_SUCCESS)
-			return -1;
+	}
 	return 0;
 }
 
@@ -252,12 +249,12 @@ queue_id(SMFICTX *ctx)
 	return qid != NULL ? qid : "NOQUEUE";
 }
 
-/* message_id - the Message-ID for the log, or "-" */
+/* message_id - the Message-ID for the log (policy_logline quotes it) */
 static void
 message_id(const struct mailmsg *m, char *out, size_t size)
 {
-	size_t len = 0, i;
-	const char *v = mailmsg_get(m, "Message-ID", &len);
+	size_t len = 0;
+	const char *v = m ? mailmsg_get(m, "Message-ID", &len) : NULL;
 
 	if (v == NULL)
 		len = 0;
@@ -265,14 +262,9 @@ message_id(const struct mailmsg *m, char *out, size_t size)
 		v++;
 		len--;
 	}
-	if (len == 0) {
-		snprintf(out, size, "-");
-		return;
-	}
-	snprintf(out, size, "%.*s", (int)len, v);
-	for (i = 0; out[i]; i++)
-		if ((unsigned char)out[i] < 0x20)
-			out[i] = ' ';
+	while (len > 0 && strchr(" \t\n", v[len - 1]))
+		len--;
+	snprintf(out, size, "%.*s", (int)len, len ? v : "");
 }
 
 /* not_a_patch - learn what it carries, mark it if configured */
@@ -280,19 +272,17 @@ static sfsistat
 not_a_patch(SMFICTX *ctx, struct conn *c)
 {
 	const struct pa_config *cf = &c->gen->cf;
-	const char *body;
+	const char *text;
 	size_t len;
 
 	if (cf->mark_non_patches == CONFIG_YES &&
 	    insert(ctx, HDR_VERDICT, "nopatch") != 0)
 		mlog(LOG_LEVEL_ERROR, "%s: the MTA refused our header",
 		    queue_id(ctx));
-	body = mailmsg_body_text(c->msg, &len);
-	if (cf->learn_from_mail == CONFIG_YES && body != NULL &&
-	    memmem(body, len, CLEARSIGN_LINE, strlen(CLEARSIGN_LINE))) {
-		body = mailmsg_text(c->msg, &len);
-		worker_learn(body, len);
-	}
+	text = mailmsg_text(c->msg, &len);
+	if (cf->learn_from_mail == CONFIG_YES &&
+	    indexer_worth_reading(text, len))
+		worker_learn(text, len);
 	return SMFIS_CONTINUE;
 }
 
@@ -300,45 +290,29 @@ static void
 log_decision(SMFICTX *ctx, struct conn *c, const struct decision *d,
     const struct policy_outcome *o)
 {
-	static const char *const action_names[] = {
-		[ACTION_ACCEPT] = "accept", [ACTION_REJECT] = "reject",
-		[ACTION_TEMPFAIL] = "tempfail",
-		[ACTION_QUARANTINE] = "quarantine",
-	};
-	char msgid[256], schemes[80] = "";
+	struct sbuf line;
+	char msgid[256];
 
 	message_id(c->msg, msgid, sizeof(msgid));
-	if (d->has_patatt && d->has_patch)
-		snprintf(schemes, sizeof(schemes), " scheme=%s v0.1=%s "
-		    "patatt=%s", d->scheme == SCHEME_PATATT ? "patatt" : "v0.1",
-		    verdict_name(d->v01), verdict_name(d->patatt));
-	else if (d->has_patatt)
-		snprintf(schemes, sizeof(schemes), " scheme=patatt patatt=%s",
-		    verdict_name(d->patatt));
-	mlog(LOG_LEVEL_INFO, "%s: message-id=%s result=%s attid=%s "
-	    "signer=\"%s\"%s action=%s%s%s", queue_id(ctx), msgid,
-	    verdict_name(d->result), d->attid[0] ? d->attid : "-", d->signer,
-	    schemes, action_names[o->action], d->reason[0] ? " reason=" : "",
-	    d->reason);
+	sbuf_init(&line, 4096);
+	if (policy_logline(&line, queue_id(ctx), msgid, d, o) == 0)
+		mlog(LOG_LEVEL_INFO, "%s", line.buf);
+	sbuf_release(&line);
 }
 
-/* verdict - decide a complete message and act on it */
+/* conclude - act on the decision d: reply, or mark the message */
 static sfsistat
-verdict(SMFICTX *ctx, struct conn *c)
+conclude(SMFICTX *ctx, struct conn *c, const struct decision *d)
 {
 	const struct pa_config *cf = &c->gen->cf;
 	struct policy_outcome o;
-	struct decision d;
 	struct sbuf value;
-	time_t now = time(NULL);
 	int rc;
 
-	if (state_decide(c->msg, now, &d) == PA_ENOPATCH)
-		return not_a_patch(ctx, c);
-	policy_apply(cf, &d, now, &o);
-	log_decision(ctx, c, &d, &o);
-	if (d.tofu_key[0] != '\0')
-		worker_remember(d.identity, d.tofu_key);
+	policy_apply(cf, d, time(NULL), &o);
+	log_decision(ctx, c, d, &o);
+	if (d->tofu_key[0] != '\0')
+		worker_remember(d->identity, d->tofu_key);
 	if (o.rcode != NULL) {
 		smfi_setreply(ctx, (char *)o.rcode, (char *)o.xcode, o.text);
 		return o.action == ACTION_REJECT ? SMFIS_REJECT :
@@ -347,12 +321,12 @@ verdict(SMFICTX *ctx, struct conn *c)
 	sbuf_init(&value, 4096);
 	rc = 0;
 	if (cf->authserv_id != NULL) {
-		rc = policy_authres(&value, cf->authserv_id, &d);
+		rc = policy_authres(&value, cf->authserv_id, d);
 		if (rc == 0)
 			rc = insert(ctx, HDR_AUTHRES, value.buf);
 		sbuf_reset(&value);
 	}
-	if (rc == 0 && (rc = decision_header(&d, &value)) == 0)
+	if (rc == 0 && (rc = decision_header(d, &value)) == 0)
 		rc = insert(ctx, HDR_VERDICT, value.buf);
 	sbuf_release(&value);
 	if (rc != 0)
@@ -369,28 +343,32 @@ static sfsistat
 cb_eom(SMFICTX *ctx)
 {
 	struct conn *c = conn_of(ctx);
+	char why[128];
+	struct decision d;
 	sfsistat rc;
 
 	if (c == NULL || c->gen == NULL)
 		return SMFIS_CONTINUE;
-	if (strip(ctx, c) != 0) {
-		mlog(LOG_LEVEL_ERROR, "%s: the MTA refused to delete a "
-		    "header", queue_id(ctx));
-		c->fault = 1;
+	if (c->strip.ndoomed > 0) {
+		mlog(LOG_LEVEL_INFO, "%s: %zu header field(s) only we may "
+		    "write removed", queue_id(ctx), c->strip.ndoomed);
+		if (strip(ctx, c) != 0)
+			faulted(c, "the MTA refused to delete a header", 0);
 	}
 	if (collecting(c))
-		note(c, mailmsg_eom(c->msg));
-	if (c->oversize) {
-		mlog(LOG_LEVEL_INFO, "%s: over MaximumBodySize (%ld bytes): "
-		    "passed without a verdict", queue_id(ctx),
-		    c->gen->cf.max_body);
-		rc = SMFIS_CONTINUE;
-	} else if (c->fault) {
-		mlog(LOG_LEVEL_ERROR, "%s: not checked, out of memory or the "
-		    "MTA failed us; OnError applies", queue_id(ctx));
-		rc = fault_action(c);
-	} else
-		rc = verdict(ctx, c);
+		read_result(c, mailmsg_eom(c->msg));
+	if (c->fault != NULL)
+		decision_fault(&d, c->lasting, c->fault);
+	else if (c->oversize) {
+		snprintf(why, sizeof(why), "over MaximumBodySize (%ld "
+		    "bytes): not checked", c->gen->cf.max_body);
+		decision_fault(&d, 1, why);
+	} else if (state_decide(c->msg, time(NULL), &d) == PA_ENOPATCH) {
+		rc = not_a_patch(ctx, c);
+		message_end(c);
+		return rc;
+	}
+	rc = conclude(ctx, c, &d);
 	message_end(c);
 	return rc;
 }
@@ -414,7 +392,7 @@ cb_close(SMFICTX *ctx)
 		return SMFIS_CONTINUE;
 	message_end(c);
 	mailmsg_free(c->msg);
-	free(c->ours);
+	hdrstrip_release(&c->strip);
 	free(c);
 	smfi_setpriv(ctx, NULL);
 	return SMFIS_CONTINUE;

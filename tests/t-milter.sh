@@ -276,6 +276,8 @@ scenario untrusted t-untrusted.lua bob "AuthservID mx.test.example"
 scenario none t-none.lua main
 scenario forged-one t-forged-one.lua main
 scenario forged-three t-forged-three.lua main
+scenario forged-spelling t-forged-spelling.lua main \
+    "AuthservID mx.test.example"
 scenario authres t-authres.lua main "AuthservID mx.test.example"
 scenario reject t-reject.lua main "OnFail reject"
 scenario tempfail t-tempfail.lua main "OnNone tempfail"
@@ -293,6 +295,9 @@ ok $? "learn: the document is in the index on disk"
 scenario nolearn t-nolearn.lua empty "LearnFromMail no"
 defines="MAXBODY=2560"
 scenario oversize t-oversize.lua main "MaximumBodySize 2560"
+defines="MAXBODY=2560 ONERROR=tempfail"
+scenario oversize-tempfail t-oversize.lua main "MaximumBodySize 2560" \
+    "OnError tempfail"
 scenario abort t-abort.lua main
 scenario multi t-multi.lua main
 scenario nonpatch t-nonpatch.lua main

@@ -35,7 +35,7 @@
 	"ac161951ce83e90f04bbcde32e993865"
 
 static char top[64];
-static char home_a[96], home_b[96], home_c[96], home_e[96];
+static char home_a[96], home_b[96], home_c[96], home_e[96], home_l[96];
 
 static const char *const comments[] = {
 	"att-fmt-ver: 0.1", "att-hash: sha256", NULL
@@ -56,7 +56,7 @@ gen_key(const char *home, const char *uid, const char *expire,
 static void
 cleanup(void)
 {
-	const char *homes[] = { home_a, home_b, home_c, home_e };
+	const char *homes[] = { home_a, home_b, home_c, home_e, home_l };
 	size_t i;
 
 	for (i = 0; i < sizeof(homes) / sizeof(homes[0]); i++)
@@ -118,7 +118,8 @@ main(void)
 	struct pgp_sig sig;
 	struct pgp_key key;
 	struct pa_err err;
-	char fpr[PGP_FPR_MAX], efpr[PGP_FPR_MAX], path[256], *rev, *p, *two;
+	char fpr[PGP_FPR_MAX], efpr[PGP_FPR_MAX], path[256], big[2100];
+	char *rev, *p, *two;
 	const char *tmp;
 	size_t len, i;
 	struct timespec ts0, ts1;
@@ -380,6 +381,26 @@ main(void)
 	    sizeof(PAYLOAD) - 1, comments, &doc, &err) : -1;
 	tap_ok(rc != 0 && strstr(err.msg, "passphrase") != NULL,
 	    "a key with a passphrase fails clearly: %s", err.msg);
+	pgp_free(pe);
+
+	/* A 2,000-byte user ID: the signer is named, cut and marked. */
+	snprintf(home_l, sizeof(home_l), "%s/l", top);
+	mkdir(home_l, 0700);
+	memset(big, 'N', 2000);
+	snprintf(big + 2000, sizeof(big) - 2000, " <long@example.org>");
+	pe = gen_key(home_l, big, "never", NULL) == 0 ?
+	    ctx(home_l, TRUST_KEYRING) : NULL;
+	rc = pe ? pgp_clearsign(pe, NULL, PAYLOAD, sizeof(PAYLOAD) - 1,
+	    comments, &doc, &err) : -1;
+	if (rc == 0)
+		rc = pgp_verify(pe, doc.buf, doc.len, &sig, &plain, &err);
+	if (rc == 0)
+		rc = pgp_key(pe, sig.fpr, time(NULL), &key, &err);
+	tap_ok(rc == 0 && key.nuids == 1 && strlen(key.uid[0]) < PGP_UIDLEN &&
+	    strncmp(key.uid[0], "NNNN", 4) == 0 && strstr(key.uid[0],
+	    "N... <long@example.org>") != NULL, "a 2,000-byte user ID: named, "
+	    "cut: %.20s...%s", rc == 0 && key.nuids ? key.uid[0] : "",
+	    rc == 0 && key.nuids ? key.uid[0] + strlen(key.uid[0]) - 25 : "");
 	pgp_free(pe);
 
 	tap_ok(pgp_new(top, (enum trust_model)99, &err) == NULL,

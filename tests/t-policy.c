@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "hdrstrip.h"
 #include "policy.h"
 #include "tap.h"
 
@@ -216,6 +217,91 @@ test_authres(void)
 	sbuf_release(&sb);
 }
 
+/* test_strip - which header fields go, and in which order */
+static void
+test_strip(void)
+{
+	static const struct {
+		const char	*name, *value;
+	} in[] = {
+		{ "Received", "from a" },
+		{ "X-Patch-Attested", "pass; forged 1" },
+		{ "Authentication-Results", "other.example; dkim=pass" },
+		{ "x-patch-attested ", "pass; forged 2, trailing blank" },
+		{ "Authentication-Results", "\"mx.example.org\"; forged" },
+		{ "X-PATCH-ATTESTED", "pass; forged 3" },
+		{ "Authentication-Results\t", "mx.example.org; forged" },
+		{ "X-Patch-Attested-Not", "pass; another header" },
+	};
+	static const struct {
+		const char	*name;
+		unsigned	 idx;
+	} want[] = {
+		{ "Authentication-Results\t", 1 },
+		{ "X-PATCH-ATTESTED", 2 },
+		{ "Authentication-Results", 2 },
+		{ "x-patch-attested ", 1 },
+		{ "X-Patch-Attested", 1 },
+	};
+	struct hdrstrip s;
+	const char *name;
+	unsigned idx;
+	size_t k;
+
+	hdrstrip_init(&s);
+	for (k = 0; k < sizeof(in) / sizeof(in[0]); k++)
+		hdrstrip_field(&s, in[k].name, in[k].value, "mx.example.org");
+	tap_check_int((long long)s.ndoomed, 5, "strip: five fields go");
+	for (k = 0; k < s.ndoomed && k < sizeof(want) / sizeof(want[0]);
+	    k++) {
+		idx = hdrstrip_deletion(&s, k, &name);
+		tap_ok(strcmp(name, want[k].name) == 0 && idx == want[k].idx,
+		    "strip: deletion %zu: \"%s\" %u", k, name, idx);
+	}
+	hdrstrip_reset(&s);
+	for (k = 0; k < HDRSTRIP_MAX; k++)
+		hdrstrip_field(&s, "X-Patch-Attested", "pass", NULL);
+	tap_check_int(hdrstrip_field(&s, "X-Patch-Attested", "pass", NULL),
+	    PA_ETOOBIG, "strip: more than %d fields cannot be cleaned",
+	    HDRSTRIP_MAX);
+	hdrstrip_release(&s);
+}
+
+static void
+test_logline(void)
+{
+	struct policy_outcome o;
+	struct pa_config cf;
+	struct decision d;
+	struct sbuf sb;
+
+	config_init(&cf);
+	sbuf_init(&sb, 4096);
+	d = verdict(VERDICT_PASS, "");
+	strcpy(d.signer, "Alice Developer <alice@example.org>");
+	policy_apply(&cf, &d, NOW, &o);
+	policy_logline(&sb, "QID1", "<m1@example.org>", &d, &o);
+	tap_check_str(sb.buf, "QID1: message-id=\"<m1@example.org>\" "
+	    "result=pass attid=2a02abe0-215cf3f1-2acb5798 "
+	    "signer=\"Alice Developer <alice@example.org>\" action=accept",
+	    "log line: the fields of a pass");
+	/* What an attacker chose: a user ID, a reason, a Message-ID. */
+	d = verdict(VERDICT_FAIL, "bad\r\nQID2: result=pass \"x\"");
+	strcpy(d.signer, "Evil\nQID2: message-id=x result=pass\" \\");
+	policy_apply(&cf, &d, NOW, &o);
+	sbuf_reset(&sb);
+	policy_logline(&sb, "QID2", "<a\r\n\"b>", &d, &o);
+	tap_ok(strchr(sb.buf, '\n') == NULL && strchr(sb.buf, '\r') == NULL,
+	    "log line: no line break from the mail");
+	tap_check_str(sb.buf, "QID2: message-id=\"<a\\\"b>\" result=fail "
+	    "attid=2a02abe0-215cf3f1-2acb5798 signer=\"EvilQID2: "
+	    "message-id=x result=pass\\\" \\\\\" action=accept "
+	    "reason=\"badQID2: result=pass \\\"x\\\"\"",
+	    "log line: quotes and backslashes escaped");
+	sbuf_release(&sb);
+	config_release(&cf);
+}
+
 static void
 test_ours(void)
 {
@@ -238,6 +324,13 @@ test_ours(void)
 		{ "", 0, "empty" },
 		{ "(mx.example.org) other.example; none", 0,
 		    "our name in a comment only" },
+		{ "\"mx.test.example\"; x-patch-attest=pass", 0,
+		    "another host, quoted" },
+		{ "\"mx.example.org\"; x-patch-attest=pass", 1, "quoted" },
+		{ "\"MX.example.\\org\" 1; none", 1, "quoted, an escape, any case" },
+		{ "\"mx.example.org.evil\"; none", 0, "quoted, longer" },
+		{ "\"mx.example\"; none", 0, "quoted, shorter" },
+		{ "\"mx.example.org", 0, "quote not closed" },
 	};
 	size_t k;
 
@@ -254,6 +347,8 @@ main(void)
 	test_text();
 	test_wait();
 	test_authres();
+	test_logline();
+	test_strip();
 	test_ours();
 	return tap_done();
 }
