@@ -15,6 +15,8 @@
 #    through the do-nothing milter and through ours set up as a server
 #    with the kernel's keyring files and the corpus's ed25519 keys
 #    (PatattKeyring twice), no archive and an empty GnuPG home;
+#  - reloads: the throughput of ours on the unix socket again, with a
+#    SIGHUP every 100 ms all along (the configuration unchanged);
 #  - latency: BENCH_MILTER_LATENCY messages (default 300) one at a time,
 #    per message from MAIL FROM to the reply to the final dot, p50 and
 #    p99, Postfix alone and with patchattest-milter; the difference is
@@ -108,13 +110,15 @@ awk '$1 == "build_attestations" { print "index_attestations", $2 + 6, $3 }
 
 # --- the milters: started once, each on its own socket -----------------
 # (a libmilter daemon takes seconds to stop; Postfix is what restarts)
-# start_milter NAME KIND PROG ARG...: sets PF_<NAME>, Postfix's spelling
+# start_milter NAME KIND PROG ARG...: sets PF_<NAME>, Postfix's spelling,
+# and PID_<NAME>
 start_milter() {
 	mname=$1 mkind=$2
 	shift 2
 	milter_socket "$T" "$mkind" "$mname"
 	milter_start "$T/$mname.log" "$@" -p "$MILTER_SOCK" || exit 1
 	PIDS="$PIDS $MILTER_PID"
+	eval "PID_$mname=\$MILTER_PID"
 	MILTER_PID=
 	eval "PF_$mname=\$MILTER_PF"
 }
@@ -221,6 +225,25 @@ for kind in unix inet; do
 	ratio "ours_${kind}_vs_alone" "ours_$kind" alone
 	ratio "ours_${kind}_vs_null_$kind" "ours_$kind" "null_$kind"
 done
+
+# --- reloads ---------------------------------------------------------------
+echo
+echo "bench-milter: throughput with a SIGHUP every 100 ms, $COUNT" \
+    "attested patches over $SESSIONS sessions, median of $ROUNDS rounds"
+ours_pid=$PID_ours_unix
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	(while kill -HUP "$ours_pid" 2>/dev/null; do sleep 0.1; done) &
+	hupper=$!
+	run "hup_unix.$r" "$SESSIONS" "$COUNT" "$PF_ours_unix"
+	kill "$hupper" 2>/dev/null
+	wait "$hupper" 2>/dev/null
+	r=$((r + 1))
+done
+report hup_unix
+ratio hup_unix_vs_ours_unix hup_unix ours_unix
+kill -0 "$ours_pid" 2>/dev/null || echo "bench-milter: the milter died" \
+    "under reloads"
 
 # --- the corpus's signed mail -------------------------------------------
 corpus=${PATCHATTEST_CORPUS:-$srcdir/../shared/corpus}

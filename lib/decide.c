@@ -115,6 +115,12 @@ decider_new(struct decider **dp, const struct pa_config *cfg,
 }
 
 void
+decider_rebind(struct decider *d, const struct pa_config *cfg)
+{
+	d->cfg = cfg;
+}
+
+void
 decider_free(struct decider *d)
 {
 	if (d == NULL)

@@ -92,6 +92,13 @@ struct patatt_keyring;
 int	decider_new(struct decider **, const struct pa_config *cfg,
 	    struct patatt_keyring *keys, struct pa_err *);
 void	decider_free(struct decider *);
+/*
+ * decider_rebind - the decider serves cfg from now on, cfg having the
+ * GnuPGHome, TrustModel and PatattKeyring of the configuration it was
+ * made for (a reload that changed other settings): its GnuPG contexts and
+ * their key listings are kept
+ */
+void	decider_rebind(struct decider *, const struct pa_config *cfg);
 
 /*
  * decide_begin - the first step on msg, which must stay unchanged until

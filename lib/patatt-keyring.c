@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@
 #define RACY_SECONDS	1
 
 struct patatt_keyring {
+	atomic_int		  refs;		/* holders, from new to free */
 	char			**dirs;
 	size_t			  ndirs;
 	pthread_mutex_t		  lock;		/* the table and the refs */
@@ -97,6 +99,7 @@ patatt_keyring_new(struct patatt_keyring **out, char *const *dirs, size_t n,
 		if ((kr->dirs[kr->ndirs] = strdup(dirs[kr->ndirs])) == NULL)
 			goto nomem;
 	pthread_mutex_init(&kr->lock, NULL);
+	atomic_init(&kr->refs, 1);
 	*out = kr;
 	return 0;
 nomem:
@@ -116,7 +119,7 @@ patatt_keyring_free(struct patatt_keyring *kr)
 {
 	size_t i;
 
-	if (kr == NULL)
+	if (kr == NULL || atomic_fetch_sub(&kr->refs, 1) != 1)
 		return;
 	for (i = 0; i < kr->n; i++)
 		unref(kr->slot[i]);
@@ -126,6 +129,13 @@ patatt_keyring_free(struct patatt_keyring *kr)
 	free(kr->dirs);
 	free(kr->slot);
 	free(kr);
+}
+
+struct patatt_keyring *
+patatt_keyring_hold(struct patatt_keyring *kr)
+{
+	atomic_fetch_add(&kr->refs, 1);
+	return kr;
 }
 
 const char *

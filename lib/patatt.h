@@ -115,6 +115,12 @@ struct patatt_keyring;
  */
 int		 patatt_keyring_new(struct patatt_keyring **,
 		    char *const *dirs, size_t n, struct pa_err *);
+/*
+ * patatt_keyring_hold - one more holder (a configuration reloaded with the
+ * same folders keeps the files parsed); each holder calls
+ * patatt_keyring_free() once
+ */
+struct patatt_keyring *patatt_keyring_hold(struct patatt_keyring *);
 void		 patatt_keyring_free(struct patatt_keyring *);
 /* patatt_keyring_relative - a key file's path inside its folder */
 const char	*patatt_keyring_relative(const struct patatt_keyring *,

@@ -45,9 +45,55 @@ static char			 index_why[sizeof(((struct pa_err *)0)->msg)];
 static struct decider		**pool;		/* of current */
 static size_t			 pool_len, pool_cap;
 
-/* generation_new - cf (moved in on success) and its keyring; NULL, err */
+static int
+same(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) == 0 : a == b;
+}
+
+/* same_folders - the two configurations name the same keyring folders */
+static int
+same_folders(const struct pa_config *a, const struct pa_config *b)
+{
+	size_t i;
+
+	if (a->patatt_keyrings.n != b->patatt_keyrings.n)
+		return 0;
+	for (i = 0; i < a->patatt_keyrings.n; i++)
+		if (strcmp(a->patatt_keyrings.v[i], b->patatt_keyrings.v[i]))
+			return 0;
+	return 1;
+}
+
+/*
+ * same_deciders - a decider made for a serves b as well: the same keys,
+ * kept the same way (their parsed files and listings are worth keeping)
+ */
+static int
+same_deciders(const struct generation *a, const struct generation *b)
+{
+	return a->keys == b->keys && a->cf.trust_model == b->cf.trust_model &&
+	    same(a->cf.gnupg_home, b->cf.gnupg_home);
+}
+
+/* same_index - the index is opened the same way under both */
+static int
+same_index(const struct pa_config *a, const struct pa_config *b)
+{
+	return same(a->index_path, b->index_path) &&
+	    (a->archive == NULL) == (b->archive == NULL) &&
+	    (a->archive_refresh > 0) == (b->archive_refresh > 0) &&
+	    a->learn_from_mail == b->learn_from_mail &&
+	    a->patatt_tofu == b->patatt_tofu;
+}
+
+/*
+ * generation_new - cf (moved in on success) and its keyring, the one of
+ * prev when the folders are the same; NULL, err
+ */
 static struct generation *
-generation_new(struct pa_config *cf, struct pa_err *err)
+generation_new(struct pa_config *cf, const struct generation *prev,
+    struct pa_err *err)
 {
 	struct generation *g;
 
@@ -55,7 +101,9 @@ generation_new(struct pa_config *cf, struct pa_err *err)
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return NULL;
 	}
-	if (patatt_keyring_new(&g->keys, cf->patatt_keyrings.v,
+	if (prev != NULL && same_folders(&prev->cf, cf))
+		g->keys = patatt_keyring_hold(prev->keys);
+	else if (patatt_keyring_new(&g->keys, cf->patatt_keyrings.v,
 	    cf->patatt_keyrings.n, err) != 0) {
 		free(g);
 		return NULL;
@@ -173,7 +221,7 @@ open_index(void)
 int
 state_init(struct pa_config *cf, struct pa_err *err)
 {
-	if ((current = generation_new(cf, err)) == NULL)
+	if ((current = generation_new(cf, NULL, err)) == NULL)
 		return PA_ERROR;
 	pthread_rwlock_wrlock(&index_lock);
 	open_index();
@@ -220,13 +268,21 @@ decider_get(struct generation **g, struct pa_err *err)
 	return dc;
 }
 
-/* decider_put - back into the pool while g is in force, else freed */
+/*
+ * decider_put - back into the pool while g is in force, or serves the
+ * generation in force as well; else freed
+ */
 static void
 decider_put(struct decider *dc, struct generation *g)
 {
 	struct decider **grown;
+	struct generation *was = g;
 
 	pthread_mutex_lock(&pool_lock);
+	if (g != current && same_deciders(g, current)) {
+		decider_rebind(dc, &current->cf);
+		g = current;
+	}
 	if (g == current && pool_len == pool_cap &&
 	    (grown = realloc(pool, (pool_cap * 2 + 8) *
 	    sizeof(*pool))) != NULL) {
@@ -239,7 +295,7 @@ decider_put(struct decider *dc, struct generation *g)
 	}
 	pthread_mutex_unlock(&pool_lock);
 	decider_free(dc);
-	state_release(g);
+	state_release(was);
 }
 
 int
@@ -320,12 +376,6 @@ log_problems(const struct sbuf *problems, int rc)
 	    "stays");
 }
 
-static int
-same(const char *a, const char *b)
-{
-	return a && b ? strcmp(a, b) == 0 : a == b;
-}
-
 /* restart_keys - say which changes a reload cannot carry out */
 static void
 restart_keys(const struct pa_config *was, const struct pa_config *now)
@@ -346,7 +396,8 @@ state_reload(const char *path, const char *socket)
 	struct pa_config cf;
 	struct sbuf problems;
 	struct pa_err err;
-	int rc;
+	size_t i;
+	int rc, keep_deciders, keep_index;
 
 	sbuf_init(&problems, 1 << 16);
 	if ((rc = config_init(&cf)) == 0)
@@ -369,23 +420,36 @@ state_reload(const char *path, const char *socket)
 		}
 	}
 	restart_keys(&current->cf, &cf);
-	if ((fresh = generation_new(&cf, &err)) == NULL) {
+	if ((fresh = generation_new(&cf, current, &err)) == NULL) {
 		mlog(LOG_LEVEL_ERROR, "reload: %s", err.msg);
 		mlog(LOG_LEVEL_ERROR, "reload refused: the configuration in "
 		    "force stays");
 		config_release(&cf);
 		return PA_ERROR;
 	}
+	/*
+	 * Idle deciders and the open index stay when the new settings keep
+	 * them as they are: a reload costs no GnuPG listing, no key file
+	 * parsed again, no index reopened.
+	 */
 	pthread_rwlock_wrlock(&index_lock);
 	pthread_mutex_lock(&pool_lock);
 	old = current;
 	current = fresh;
-	pool_empty();
+	if ((keep_deciders = same_deciders(old, fresh)))
+		for (i = 0; i < pool_len; i++)
+			decider_rebind(pool[i], &fresh->cf);
+	else
+		pool_empty();
 	pthread_mutex_unlock(&pool_lock);
-	open_index();
+	if (!(keep_index = same_index(&old->cf, &fresh->cf) &&
+	    index_handle != NULL))
+		open_index();
 	pthread_rwlock_unlock(&index_lock);
 	mlog_configure(&fresh->cf);
 	state_release(old);
-	mlog(LOG_LEVEL_INFO, "reloaded %s", path);
+	mlog(LOG_LEVEL_INFO, "reloaded %s (keys %s, index %s)", path,
+	    keep_deciders ? "kept" : "read again", keep_index ? "kept" :
+	    "reopened");
 	return 0;
 }
