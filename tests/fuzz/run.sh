@@ -1,23 +1,31 @@
 #!/bin/sh
 # run.sh - the fuzz targets under libFuzzer, AddressSanitizer and
-# UndefinedBehaviorSanitizer, each for SECONDS (default 300).
+# UndefinedBehaviorSanitizer, each for SECONDS (default 300), and the
+# torture run of the milter's allocations.
 #
 # usage: tests/fuzz/run.sh [SECONDS [TARGET...]]
 #
-# TARGET is msghash, mailpush, attdoc or patatt (default: all).  The library is
-# built with clang in a directory of its own (FUZZ_BUILD, default a new
-# temporary one; an existing one is brought up to date).  Seeds: the test fixtures, and the corpus when there is
-# one ($PATCHATTEST_CORPUS, else ../shared/corpus beside the source),
-# whose patatt keyring then lets patatt signatures verify.  What a target
-# finds is left in the build directory (crash-*, leak-*, timeout-*) and
-# the exit status is 1.  Needs clang and the build dependencies.
+# TARGET is msghash, mailpush, attdoc, patatt, config, callbacks or
+# torture (default: all).  msghash and mailpush feed mail to the hashing,
+# attdoc documents to their parser, patatt signed mail to the verifier,
+# config configuration files to the parser, callbacks sequences of
+# libmilter callbacks to the milter (fakemilter.c stands in for
+# libmilter); torture makes every allocation of the seed series' way
+# through the milter fail in turn (no sanitizer: it replaces malloc).
+# The library is built with clang in a directory of its own (FUZZ_BUILD,
+# default a new temporary one; an existing one is brought up to date).
+# Seeds: the test fixtures, and the corpus when there is one
+# ($PATCHATTEST_CORPUS, else ../shared/corpus beside the source), whose
+# patatt keyring then lets patatt signatures verify.  What a target finds
+# is left in the build directory (crash-*, leak-*, timeout-*) and the exit
+# status is 1.  Needs clang, python3 and the build dependencies.
 
 set -u
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-300}
 [ $# -gt 0 ] && shift
-targets=${*:-msghash mailpush attdoc patatt}
+targets=${*:-msghash mailpush attdoc patatt config callbacks torture}
 corpus=${PATCHATTEST_CORPUS:-$src/../shared/corpus}
 build=${FUZZ_BUILD:-$(mktemp -d "${TMPDIR:-/tmp}/patchattest-fuzz.XXXXXX")}
 flags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
@@ -33,6 +41,11 @@ if [ ! -f Makefile ]; then
 fi
 make -j"$(nproc)" lib/libpatchattest.a >make.log 2>&1 ||
     { echo "run.sh: build failed, see $build/make.log" >&2; exit 2; }
+libs="lib/libpatchattest.a $(pkg-config --libs libcrypto gpgme yaml-0.1 lmdb \
+    libgit2 libsodium librnp) -lpthread"
+milter="$src/milter/callbacks.c $src/milter/state.c $src/milter/worker.c \
+    $src/milter/log.c $src/tests/fuzz/fakemilter.c"
+includes="-I. -I$src/lib -I$src/milter -I$src/tests/fuzz"
 
 # seeds TARGET DIR: starting inputs for one target
 seeds()
@@ -54,6 +67,30 @@ seeds()
 		    "$corpus/linux-leds/patatt-expected.tsv" |
 		    (cd "$corpus/linux-leds" && xargs -r cp -t "$dest")
 		;;
+	config)
+		cp "$src"/conf/patchattest.conf "$dest"
+		printf 'PatattKeyring "/a b"\nPatattKeyring /c # x\nOnFail reject\n' \
+		    >"$dest/two-keyrings"
+		;;
+	callbacks)
+		# each seed as libmilter hands it over: connect, envfrom, the
+		# header fields, end of header, the body, end of message
+		for f in "$src"/tests/fixtures/seeds/*.patch; do
+			python3 - "$f" "$dest/$(basename "$f")" <<'EOF'
+import struct, sys
+raw = open(sys.argv[1], "rb").read()
+head, _, body = raw.partition(b"\n\n")
+def s(b):
+    return struct.pack(">H", len(b)) + b
+out = bytes([0, 2])
+for line in head.split(b"\n"):
+    name, _, value = line.partition(b":")
+    out += bytes([5]) + s(name) + s(value)
+out += bytes([6, 7]) + s(body[:65535]) + bytes([8, 10])
+open(sys.argv[2], "wb").write(out)
+EOF
+		done
+		;;
 	attdoc)
 		# the attestation block of the seed series' patch 002
 		printf '%s\n' '2a02abe0-215cf3f1-2acb5798:' \
@@ -70,9 +107,20 @@ mkdir -p gnupg && chmod 700 gnupg
     FUZZ_KEYRING=$corpus/linux-leds/patatt-keys && export FUZZ_KEYRING
 status=0
 for t in $targets; do
-	clang $flags -fsanitize=fuzzer -I. -I"$src/lib" \
-	    "$src/tests/fuzz/fuzz-$t.c" lib/libpatchattest.a \
-	    -lcrypto -lgpgme -lyaml -lpthread -o "fuzz-$t" ||
+	if [ "$t" = torture ]; then
+		clang -g -O1 $includes -I"$src/milter" $(pkg-config --cflags milter) \
+		    "$src/tests/fuzz/torture.c" $milter $libs -o torture ||
+		    { echo "run.sh: cannot build torture" >&2; exit 2; }
+		echo "torture: the seed series"
+		./torture "$src"/tests/fixtures/seeds/00[2-7]-*.patch \
+		    >torture.log 2>&1 || status=1
+		grep '^torture' torture.log | tail -n 8
+		continue
+	fi
+	extra=
+	[ "$t" = callbacks ] && extra=$milter
+	clang $flags -fsanitize=fuzzer $includes \
+	    "$src/tests/fuzz/fuzz-$t.c" $extra $libs -o "fuzz-$t" ||
 	    { echo "run.sh: cannot build fuzz-$t" >&2; exit 2; }
 	seeds "$t" "inputs-$t"
 	echo "fuzz-$t: $seconds s"
