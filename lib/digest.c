@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <openssl/err.h>
 #include <openssl/evp.h>
 
 #include "patchattest.h"
@@ -37,20 +38,36 @@ sha256(void)
 #define sha256()	EVP_sha256()
 #endif
 
+/*
+ * failed - a digest cannot be made (out of memory): the reasons OpenSSL
+ * queued for this thread are dropped, or each failure would keep its
+ * allocations until the thread ends.
+ */
+static int
+failed(void)
+{
+	ERR_clear_error();
+	return PA_ENOMEM;
+}
+
 void
 digest_init(struct digest *d)
 {
 	d->failed = 0;
 	d->ctx = EVP_MD_CTX_new();
-	if (d->ctx == NULL || EVP_DigestInit_ex(d->ctx, sha256(), NULL) != 1)
+	if (d->ctx == NULL || EVP_DigestInit_ex(d->ctx, sha256(), NULL) != 1) {
 		d->failed = 1;
+		(void)failed();
+	}
 }
 
 void
 digest_update(struct digest *d, const void *data, size_t len)
 {
-	if (!d->failed && len && EVP_DigestUpdate(d->ctx, data, len) != 1)
+	if (!d->failed && len && EVP_DigestUpdate(d->ctx, data, len) != 1) {
 		d->failed = 1;
+		(void)failed();
+	}
 }
 
 int
@@ -61,11 +78,13 @@ digest_final(struct digest *d, unsigned char out[DIGEST_LEN])
 	if (d->failed || EVP_DigestFinal_ex(d->ctx, out, &n) != 1 ||
 	    n != DIGEST_LEN) {
 		d->failed = 1;
-		return PA_ENOMEM;
+		return failed();
 	}
 	/* Ready for another message without a new allocation. */
-	if (EVP_DigestInit_ex(d->ctx, sha256(), NULL) != 1)
+	if (EVP_DigestInit_ex(d->ctx, sha256(), NULL) != 1) {
 		d->failed = 1;
+		(void)failed();
+	}
 	return 0;
 }
 
@@ -83,7 +102,7 @@ digest_sha256(unsigned char out[DIGEST_LEN], const void *data, size_t len)
 
 	if (EVP_Digest(data, len, out, &n, sha256(), NULL) != 1 ||
 	    n != DIGEST_LEN)
-		return PA_ENOMEM;
+		return failed();
 	return 0;
 }
 

@@ -24,6 +24,7 @@
 
 #include <openssl/bn.h>
 #include <openssl/ecdsa.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/opensslv.h>
 #include <sodium.h>
@@ -431,6 +432,10 @@ sshsig_verify(const unsigned char *blob, size_t len,
 	put_str(o, h, hlen);
 	rc = verify_key(&f[0], &sigtype, &sigblob, data, dlen, why);
 	free(data);
+	/* The reason is in why; what OpenSSL queued for this thread would
+	   otherwise stay allocated until the thread ends. */
+	if (rc != 0)
+		ERR_clear_error();
 	return rc;
 }
 

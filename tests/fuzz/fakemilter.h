@@ -13,15 +13,12 @@
 
 #include <libmilter/mfapi.h>
 
-#include "sbuf.h"
-
 struct smfi_str {
 	void		*priv;
 	int		 refuse;	/* smfi_* changes fail */
 	int		 stripped;	/* header fields deleted */
 	int		 inserted;	/* X-Patch-Attested headers added */
 	int		 replied;	/* smfi_setreply() was called */
-	struct sbuf	 verdict;	/* the last X-Patch-Attested added */
 };
 
 /*

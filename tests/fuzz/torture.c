@@ -195,9 +195,9 @@ enum ending {
 	ENDED_LEAKED		/* allocations of the run still live */
 };
 
-/* send - the message through the callbacks; how it ended */
+/* run_message - the message through the callbacks; how it ended */
 static enum ending
-send(const char *raw, size_t len)
+run_message(const char *raw, size_t len)
 {
 	char host[] = "client.example", *argv[] = { "<a@example.org>", NULL };
 	char name[256], value[8192], *colon;
@@ -254,7 +254,7 @@ one(const char *raw, size_t len, long n, long *nmade)
 		fail_at = n;
 		made = 0;
 		window = 1;
-		e = send(raw, len);
+		e = run_message(raw, len);
 		window = 0;
 		if (nlive > 0)
 			e = ENDED_LEAKED;
@@ -296,7 +296,7 @@ main(int argc, char **argv)
 			return 2;
 		}
 		close(fd);
-		(void)send(raw.buf, raw.len);	/* warm */
+		(void)run_message(raw.buf, raw.len);	/* warm */
 		memset(counts, 0, sizeof(counts));
 		for (n = 1;; n++) {
 			e = one(raw.buf, raw.len, n, &nmade);
