@@ -83,17 +83,19 @@ const struct config_key config_keys[] = {
 	    "The milter's file mode mask (octal): it sets the mode of a "
 	    "local socket." },
 	{ "PidFile", CONFIG_PATH, NULL, 0, 0, NULL, OFF(pid_file),
-	    "File the milter writes its process ID to." },
+	    "File the milter writes its process ID to, in a folder only root "
+	    "or its user may write; removed at exit." },
 	{ "UserID", CONFIG_TEXT, NULL, 0, 0, NULL, OFF(user_id),
-	    "user or user:group the milter runs as once its socket is open." },
+	    "user or user:group the milter runs as once its socket is open; "
+	    "needed when started as root (UserID root to stay root)." },
 	{ "Syslog", CONFIG_CHOICE, "mail", 0, 0, facilities, OFF(syslog),
 	    "Syslog facility of the milter's log, or no." },
 	{ "LogLevel", CONFIG_CHOICE, "info", 0, 0, log_levels, OFF(log_level),
 	    "Least important log lines kept: info has one line a patch." },
 	{ "MaximumBodySize", CONFIG_INT, "16777216", 1024, 1073741824, NULL,
 	    OFF(max_body),
-	    "Bytes of a message the milter reads; larger mail passes "
-	    "undecided." },
+	    "Bytes of a message the milter reads; larger mail passes, "
+	    "marked temperror." },
 	{ "AuthservID", CONFIG_TEXT, NULL, 0, 0, NULL, OFF(authserv_id),
 	    "This host's name in Authentication-Results; unset: none added." },
 	{ "OnFail", CONFIG_CHOICE, "accept", 0, 0, actions, OFF(on_fail),
