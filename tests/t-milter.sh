@@ -163,6 +163,27 @@ archive mallory "$T/doc-gnupg-mallory.eml"
 archive empty
 grep -q ' 6 attestations indexed' "$T/index-main.log"
 setup $? "six attestations indexed" "$T/index-main.log"
+# a poisoned archive for the milter to read itself: a document signed by
+# an unknown key and over the 16 MiB limit, and one whose YAML is broken,
+# beside the real one
+mkdir -p "$T/md-poisoned/new" "$T/md-poisoned/cur" "$T/md-poisoned/tmp"
+awk 'BEGIN { printf "00000000-00000000-00000000:\n  i: 0\n  m: 0\n  p: 0\n";
+    for (k = 0; k < 360000; k++) printf "# padding padding padding padding padding padding\n" }' \
+    >"$T/huge.yaml"
+{ printf 'From: <devnull@kernel.org>\nSubject: Patch attestation\n\n'
+  GNUPGHOME=$T/gnupg-mallory gpg --batch --clearsign \
+      --comment 'att-fmt-ver: 0.1' --comment 'att-hash: sha256' -o - \
+      "$T/huge.yaml"; } >"$T/md-poisoned/new/0.host" 2>"$T/huge.log"
+setup $? "sign a document over 16 MiB" "$T/huge.log"
+rm -f "$T/huge.yaml"
+{ printf 'From: <devnull@kernel.org>\nSubject: Patch attestation\n\n'
+  printf '2a02abe0-215cf3f1-2acb5798: [unclosed\n' |
+  GNUPGHOME=$T/gnupg-mallory gpg --batch --clearsign \
+      --comment 'att-fmt-ver: 0.1' --comment 'att-hash: sha256' -o -; } \
+    >"$T/md-poisoned/new/1.host" 2>"$T/broken.log"
+setup $? "sign a broken document" "$T/broken.log"
+cp "$T/doc-gnupg.eml" "$T/md-poisoned/new/2.host"
+
 # an index that cannot be used: data.mdb is not an LMDB file
 mkdir "$T/index-broken"
 awk 'BEGIN { for (i = 0; i < 1024; i++) printf "%063d\n", i }' \
@@ -171,15 +192,16 @@ awk 'BEGIN { for (i = 0; i < 1024; i++) printf "%063d\n", i }' \
 # --- scenarios -----------------------------------------------------------
 # scenario NAME LUA INDEX [CONF-LINE...]: run tests/milter/LUA against a
 # milter of its own, with a copy of index INDEX (main, bob, mallory,
-# empty, broken; missing: none at all; cut: main's, truncated) and the
-# archive it came from (noarchive: no Archive and no index), plus the
-# lines given.
+# empty, broken; missing: none at all; cut: main's, truncated; poisoned:
+# none, the milter reads its archive) and the archive it came from
+# (noarchive: no Archive and no index), plus the lines given.
 # $defines adds miltertest -D variables; $hdr_index names the index the
 # expected headers (DATA/*.hdr) come from (default: INDEX); $gnupghome
-# replaces the milter's GnuPG home.
+# replaces the milter's GnuPG home; $refresh is ArchiveRefresh (default 0).
 defines=
 hdr_index=
 gnupghome=
+refresh=
 stopping=
 scenario() {
 	name=$1 lua=$2 index=$3 cut=
@@ -193,6 +215,7 @@ scenario() {
 	missing) archive=$T/md-main; index= ;;
 	noarchive) archive=; index= ;;
 	cut) archive=$T/md-main; index=main; cut=yes ;;
+	poisoned) index= ;;
 	esac
 	[ -n "$index" ] && cp -R "$T/index-$index" "$d/index"
 	# cut: main's, its file at half its size, as if something truncated it
@@ -207,7 +230,7 @@ scenario() {
 		echo "LogLevel debug"
 		# as root (CI), knowingly
 		[ "$(id -u)" -ne 0 ] || echo "UserID root"
-		echo "ArchiveRefresh 0"
+		echo "ArchiveRefresh ${refresh:-0}"
 		for line in "$@"; do
 			echo "$line"
 		done
@@ -255,6 +278,7 @@ scenario() {
 	defines=
 	hdr_index=
 	gnupghome=
+	refresh=
 }
 
 scenario pass t-pass.lua main
@@ -315,6 +339,18 @@ defines="MODE=live DATA_MDB=$T/run/truncated-live/index/data.mdb
     PIDFILE=$T/run/truncated-live/milter.pid"
 scenario truncated-live t-truncated.lua main \
     "PidFile $T/run/truncated-live/milter.pid"
+
+hdr_index=main
+refresh=300
+scenario poisoned t-poisoned.lua poisoned
+grep -q 'new/0.host: signed document of [0-9]* bytes is over the limit' \
+    "$T/run/poisoned/milter.log" &&
+    grep -q 'new/1.host: ' "$T/run/poisoned/milter.log" &&
+    grep -q '3 entries read, 3 new document(s), 1 with a good signature, 2 bad, 6 attestation(s) indexed' \
+    "$T/run/poisoned/milter.log"
+st=$?
+ok $st "poisoned: the oversized and the broken document are logged and counted"
+[ $st -eq 0 ] || diag "$T/run/poisoned/milter.log" 30
 
 # the GnuPG home taken away and given back while the milter runs: a copy
 # of its keyring, so that the other scenarios keep theirs
