@@ -412,6 +412,18 @@ function expect_verdict(conn, res, name, what)
 	return v
 end
 
+-- expect_seed_pass(conn, i): seed patch pi is accepted and passes, with
+-- the header "patchattest check --header" gives; returns the result and
+-- its name ("seed 003" for p2)
+function expect_seed_pass(conn, i)
+	local what = string.format("seed %03d", i + 1)
+	local res = send(conn, mail("p" .. i))
+	expect_accepted(res, what)
+	local v = expect_verdict(conn, res, "p" .. i, what)
+	check(v:match("^pass; "), "%s: header %s", what, show(v))
+	return res, what
+end
+
 -- expect_no_verdict(conn, res, what): no X-Patch-Attested added
 function expect_no_verdict(conn, res, what)
 	local got = inserted(res, HDR)

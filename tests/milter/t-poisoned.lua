@@ -22,11 +22,7 @@ run(function()
 	check(v:match("^pass; "), "seed 002: header %s", show(v))
 
 	for i = 2, 6 do
-		local what = string.format("seed %03d", i + 1)
-		res = send(conn, mail("p" .. i))
-		expect_accepted(res, what)
-		v = expect_verdict(conn, res, "p" .. i, what)
-		check(v:match("^pass; "), "%s: header %s", what, show(v))
+		expect_seed_pass(conn, i)
 	end
 	mt.disconnect(conn)
 end)
