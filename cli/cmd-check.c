@@ -3,6 +3,7 @@
  * milter would give it.
  */
 #include "config.h"
+#include "pa-paths.h"
 
 #include <stdio.h>
 #include <time.h>

@@ -3,6 +3,7 @@
  * index from the configured signatures archive.
  */
 #include "config.h"
+#include "pa-paths.h"
 
 #include <stdio.h>
 #include <unistd.h>

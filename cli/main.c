@@ -4,6 +4,7 @@
  * table, reading an input file whole, warnings).
  */
 #include "config.h"
+#include "pa-paths.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -143,6 +143,8 @@ const struct config_key config_keys[] = {
 
 const size_t config_nkeys = NKEYS;
 
+_Static_assert(NKEYS <= CONFIG_KEYS_MAX, "CONFIG_KEYS_MAX is too small");
+
 /* What the sample configuration shows for a key without a default. */
 static const char *const config_placeholder[] = {
 	[CONFIG_PATH] = "PATH",
@@ -175,8 +177,7 @@ static int	config_unquote(char *, const struct config_key *,
 		    struct config_file *);
 static void	config_set(struct pa_config *, const struct config_key *,
 		    const char *, struct config_file *);
-static void	config_line(struct pa_config *, char *, struct config_file *,
-		    unsigned long *);
+static void	config_line(struct pa_config *, char *, struct config_file *);
 static int	config_getline(FILE *, char *, size_t, int *);
 
 /* config_problem - count a problem and start its "PATH:LINE: " line */
@@ -311,6 +312,7 @@ config_set(struct pa_config *cfg, const struct config_key *k,
 	char *field = (char *)cfg + k->offset, *p;
 	struct config_list *list;
 	struct sbuf *sb;
+	unsigned long *lines;
 	char **grown;
 	long n;
 	size_t i;
@@ -318,16 +320,20 @@ config_set(struct pa_config *cfg, const struct config_key *k,
 	switch (k->type) {
 	case CONFIG_PATHS:
 		list = (struct config_list *)(void *)field;
-		if ((grown = realloc(list->v, (list->n + 1) *
-		    sizeof(*list->v))) == NULL ||
-		    (grown[list->n] = strdup(value)) == NULL) {
-			if (grown != NULL)
-				list->v = grown;
+		if ((lines = realloc(list->line, (list->n + 1) *
+		    sizeof(*list->line))) != NULL)
+			list->line = lines;
+		if (lines == NULL || (grown = realloc(list->v, (list->n + 1) *
+		    sizeof(*list->v))) == NULL) {
 			cf->nomem = 1;
 			return;
 		}
 		list->v = grown;
-		list->n++;
+		if ((grown[list->n] = strdup(value)) == NULL) {
+			cf->nomem = 1;
+			return;
+		}
+		list->line[list->n++] = cf->lineno;
 		return;
 	case CONFIG_PATH:
 	case CONFIG_TEXT:
@@ -384,11 +390,11 @@ config_set(struct pa_config *cfg, const struct config_key *k,
 	}
 }
 
-/* config_line - one line of a file; seen[] has the line of each key so far */
+/* config_line - one line of a file */
 static void
-config_line(struct pa_config *cfg, char *line, struct config_file *cf,
-    unsigned long *seen)
+config_line(struct pa_config *cfg, char *line, struct config_file *cf)
 {
+	unsigned long *seen = cfg->key_line;
 	const struct config_key *k, *hint = NULL;
 	char *name, *value, *p;
 	size_t i, d, best = CONFIG_HINT + 1;
@@ -418,7 +424,8 @@ config_line(struct pa_config *cfg, char *line, struct config_file *cf,
 		    "%lu)\n", k->name, seen[i]);
 		return;
 	}
-	seen[i] = cf->lineno;
+	if (seen[i] == 0)
+		seen[i] = cf->lineno;
 	if (config_unquote(value, k, cf) != 0)
 		return;
 	if (*value == '\0')
@@ -492,7 +499,6 @@ config_init(struct pa_config *cfg)
 {
 	static const struct pa_config zero;
 	struct config_file cf = { "(default)", 0, NULL, 0, 0 };
-	unsigned long seen[NKEYS] = { 0 };
 	struct sbuf discard;
 	char line[CONFIG_LINE_MAX + 1];
 	size_t i;
@@ -504,7 +510,7 @@ config_init(struct pa_config *cfg)
 		if (config_keys[i].def != NULL) {
 			snprintf(line, sizeof(line), "%s %s",
 			    config_keys[i].name, config_keys[i].def);
-			config_line(cfg, line, &cf, seen);
+			config_line(cfg, line, &cf);
 		}
 	sbuf_release(&discard);
 	return cf.nomem ? PA_ENOMEM : cf.nproblems ? PA_ECONFIG : 0;
@@ -528,7 +534,9 @@ config_release(struct pa_config *cfg)
 			for (j = 0; j < list->n; j++)
 				free(list->v[j]);
 			free(list->v);
+			free(list->line);
 			list->v = NULL;
+			list->line = NULL;
 			list->n = 0;
 		}
 	}
@@ -544,7 +552,6 @@ load(struct pa_config *cfg, const char *path, struct sbuf *problems,
 {
 	struct pa_config fresh;
 	struct config_file cf = { path, 0, problems, 0, 0 };
-	unsigned long seen[NKEYS] = { 0 };
 	char line[CONFIG_LINE_MAX + 1];
 	FILE *fp;
 	int bad, rc, e;
@@ -571,7 +578,7 @@ load(struct pa_config *cfg, const char *path, struct sbuf *problems,
 			sbuf_addf(config_problem(&cf), "line longer than %d "
 			    "bytes\n", CONFIG_LINE_MAX);
 		else
-			config_line(&fresh, line, &cf, seen);
+			config_line(&fresh, line, &cf);
 	}
 	if (ferror(fp)) {
 		e = errno;
@@ -600,6 +607,14 @@ config_load_partial(struct pa_config *cfg, const char *path,
     struct sbuf *problems)
 {
 	return load(cfg, path, problems, 1);
+}
+
+unsigned long
+config_key_line(const struct pa_config *cfg, const char *key)
+{
+	const struct config_key *k = config_find(key);
+
+	return k != NULL ? cfg->key_line[k - config_keys] : 0;
 }
 
 const char *

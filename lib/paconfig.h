@@ -91,10 +91,13 @@ enum yes_no {
 	CONFIG_YES
 };
 
+#define CONFIG_KEYS_MAX	64	/* rows of config_keys[], with room */
+
 /* A key given once per line, each line adding one value, in order. */
 struct config_list {
-	char	**v;		/* n strings, owned by the struct */
-	size_t	  n;
+	char		**v;		/* n strings, owned by the struct */
+	unsigned long	 *line;		/* the line each was given on */
+	size_t		  n;
 };
 
 struct pa_config {
@@ -129,6 +132,10 @@ struct pa_config {
 	/* patatt's signatures in the mail (X-Developer-Signature) */
 	struct config_list	 patatt_keyrings;	/* folders, in order */
 	enum yes_no		 patatt_tofu;
+
+	/* The line of the file each key of config_keys[] was set on; 0: its
+	   default.  For messages about a value (config_key_line()). */
+	unsigned long		 key_line[CONFIG_KEYS_MAX];
 };
 
 enum config_type {
@@ -165,6 +172,12 @@ int	config_load(struct pa_config *, const char *path, struct sbuf *problems);
  */
 int	config_load_partial(struct pa_config *, const char *path,
 	    struct sbuf *problems);
+
+/*
+ * config_key_line - the line of the loaded file that set key (any case;
+ * the first of a key given several times); 0 for a default or no such key
+ */
+unsigned long config_key_line(const struct pa_config *, const char *key);
 
 /*
  * config_choice_name - the word for a CONFIG_CHOICE value of key name (any

@@ -1,7 +1,7 @@
 /*
  * patchattest-milter - marks patch mail with its attestation verdict.
  *
- * usage: patchattest-milter [-c CONF] [-p SOCKET] [-f] [-n] [-V]
+ * usage: patchattest-milter [-c CONF] [-p SOCKET] [-f] [-n] [-V] [-h]
  *
  * Start-up order matters: the socket is opened while we may still bind
  * privileged places, then the process leaves the terminal, then it drops
@@ -16,6 +16,7 @@
  * only writes the signal's number into a pipe that the main thread reads.
  */
 #include "config.h"
+#include "pa-paths.h"
 
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -26,9 +27,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <grp.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,31 +49,43 @@ struct options {
 	int		 check_only;
 };
 
-/* Whom the milter runs as once its socket is open (UserID), if anyone. */
-struct runas {
-	int		 set;
-	uid_t		 uid;
-	gid_t		 gid;
-	char		 name[256];
-};
-
 static int		signal_pipe[2] = { -1, -1 };
 
 static void
-usage(void)
+usage(FILE *to, int status)
 {
-	fprintf(stderr, "usage: patchattest-milter [-c CONF] [-p SOCKET] "
-	    "[-f] [-n] [-V]\n");
-	exit(2);
+	fprintf(to, "usage: patchattest-milter [-c CONF] [-p SOCKET] [-f] "
+	    "[-n] [-V] [-h]\n");
+	if (to == stdout)
+		printf("\n"
+		    "  -c CONF         the configuration (default %s)\n"
+		    "  -p SOCKET       listen here instead of the "
+		    "configuration's Socket\n"
+		    "  -f              stay in the foreground, logging to "
+		    "standard error too\n"
+		    "  -n              check the configuration and what "
+		    "start-up needs, and exit:\n"
+		    "                  0 when all is good, 1 with every "
+		    "problem listed\n"
+		    "  -V, --version   print the version and exit\n"
+		    "  -h, --help      print this help and exit\n"
+		    "\nSee patchattest-milter(8) and patchattest.conf(5).\n",
+		    PA_CONFIG_FILE);
+	exit(status);
 }
 
 static void
 parse_options(int argc, char **argv, struct options *o)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
 	int ch;
 
 	o->config = PA_CONFIG_FILE;
-	while ((ch = getopt(argc, argv, "c:p:fnVh")) != -1)
+	while ((ch = getopt_long(argc, argv, "c:p:fnVh", longopts, NULL)) != -1)
 		switch (ch) {
 		case 'c':
 			o->config = optarg;
@@ -89,141 +102,14 @@ parse_options(int argc, char **argv, struct options *o)
 		case 'V':
 			printf("patchattest-milter %s\n", PACKAGE_VERSION);
 			exit(0);
+		case 'h':
+			usage(stdout, 0);
+			break;
 		default:
-			usage();
+			usage(stderr, 2);
 		}
 	if (optind != argc)
-		usage();
-}
-
-/* socket_path - the file of a local socket spec, or NULL */
-static const char *
-socket_path(const char *spec)
-{
-	if (strncmp(spec, "unix:", 5) == 0)
-		return spec + 5;
-	if (strncmp(spec, "local:", 6) == 0)
-		return spec + 6;
-	return NULL;
-}
-
-/* check_socket - a spec libmilter can use */
-static int
-check_socket(const char *spec, struct sbuf *problems)
-{
-	const char *p = socket_path(spec), *at;
-	char *end;
-	long port;
-
-	if (p != NULL) {
-		if (*p != '/') {
-			sbuf_addf(problems, "Socket %s: a local socket needs "
-			    "an absolute path\n", spec);
-			return -1;
-		}
-		return 0;
-	}
-	if (strncmp(spec, "inet:", 5) == 0 || strncmp(spec, "inet6:", 6) == 0) {
-		p = strchr(spec, ':') + 1;
-		at = strchr(p, '@');
-		port = strtol(p, &end, 10);
-		if (end > p && *end == (at ? '@' : '\0') && port > 0 &&
-		    port < 65536)
-			return 0;
-	}
-	sbuf_addf(problems, "Socket %s: not local:/path, inet:PORT@HOST or "
-	    "inet6:PORT@HOST\n", spec);
-	return -1;
-}
-
-/* lookup_user - uid and gid of "user[:group]" */
-static int
-lookup_user(const char *spec, uid_t *uid, gid_t *gid, char *name,
-    size_t size, struct sbuf *problems)
-{
-	const char *colon = strchr(spec, ':');
-	struct passwd *pw;
-	struct group *gr;
-
-	snprintf(name, size, "%.*s", colon ? (int)(colon - spec) :
-	    (int)strlen(spec), spec);
-	if ((pw = getpwnam(name)) == NULL) {
-		sbuf_addf(problems, "UserID %s: no such user\n", spec);
-		return -1;
-	}
-	*uid = pw->pw_uid;
-	*gid = pw->pw_gid;
-	if (colon != NULL) {
-		if ((gr = getgrnam(colon + 1)) == NULL) {
-			sbuf_addf(problems, "UserID %s: no such group\n",
-			    spec);
-			return -1;
-		}
-		*gid = gr->gr_gid;
-	}
-	return 0;
-}
-
-/* check_paths - what must exist for the configuration to work */
-static void
-check_paths(const struct pa_config *cf, struct sbuf *problems)
-{
-	struct stat st;
-	size_t i;
-
-	if (cf->archive != NULL && stat(cf->archive, &st) != 0)
-		sbuf_addf(problems, "Archive %s: %s\n", cf->archive,
-		    strerror(errno));
-	if (cf->gnupg_home != NULL && (stat(cf->gnupg_home, &st) != 0 ||
-	    !S_ISDIR(st.st_mode)))
-		sbuf_addf(problems, "GnuPGHome %s: %s\n", cf->gnupg_home,
-		    errno ? strerror(errno) : "not a folder");
-	for (i = 0; i < cf->patatt_keyrings.n; i++) {
-		errno = 0;
-		if (stat(cf->patatt_keyrings.v[i], &st) != 0 ||
-		    !S_ISDIR(st.st_mode))
-			sbuf_addf(problems, "PatattKeyring %s: %s\n",
-			    cf->patatt_keyrings.v[i], errno ? strerror(errno) :
-			    "not a folder");
-	}
-}
-
-/*
- * load - the configuration with -p applied, and every problem found;
- * 0 when there is none.
- */
-static int
-load(const struct options *o, struct pa_config *cf, struct runas *ra,
-    struct sbuf *problems)
-{
-	struct pa_err err;
-	char *sock;
-
-	if (config_init(cf) != 0)
-		return -1;
-	if (config_load_partial(cf, o->config, problems) == PA_ENOMEM)
-		return -1;
-	if (o->socket != NULL) {
-		if ((sock = strdup(o->socket)) == NULL)
-			return -1;
-		free(cf->socket);
-		cf->socket = sock;
-	}
-	check_socket(cf->socket, problems);
-	if (cf->user_id != NULL)
-		ra->set = lookup_user(cf->user_id, &ra->uid, &ra->gid,
-		    ra->name, sizeof(ra->name), problems) == 0;
-	else if (getuid() == 0)
-		sbuf_addf(problems, "UserID is not set and the milter would "
-		    "run as root: name the user it runs as once its socket "
-		    "is open (UserID patchattest), or say UserID root\n");
-	if (cf->pid_file != NULL &&
-	    pidfile_check(cf->pid_file, ra->set ? ra->uid : getuid(),
-	    &err) != 0)
-		sbuf_addf(problems, "%s\n", err.msg);
-	errno = 0;
-	check_paths(cf, problems);
-	return problems->len > 0 ? -1 : 0;
+		usage(stderr, 2);
 }
 
 /*
@@ -256,7 +142,7 @@ set_nodelay(void)
 static int
 open_socket(const struct pa_config *cf, const struct runas *ra)
 {
-	const char *path = socket_path(cf->socket);
+	const char *path = setup_socket_path(cf->socket);
 
 	umask((mode_t)cf->umask);
 	if (smfi_setconn(cf->socket) != MI_SUCCESS ||
@@ -418,7 +304,7 @@ main(int argc, char **argv)
 
 	parse_options(argc, argv, &o);
 	sbuf_init(&problems, 1 << 16);
-	if (load(&o, &cf, &ra, &problems) != 0) {
+	if (setup_load(o.config, o.socket, &cf, &ra, &problems) != 0) {
 		fputs(problems.len ? problems.buf : "out of memory\n", stderr);
 		sbuf_release(&problems);
 		config_release(&cf);

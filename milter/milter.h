@@ -72,6 +72,25 @@ void	worker_request_reopen(void);	/* the index was found damaged */
 void	worker_learn(const char *text, size_t len);
 void	worker_remember(const char *identity, const char *key);
 
+/* Whom the milter runs as once its socket is open (UserID), if anyone. */
+struct runas {
+	int		 set;
+	uid_t		 uid;
+	gid_t		 gid;
+	char		 name[256];
+};
+
+/*
+ * setup.c: setup_load - the configuration file with the socket given on
+ * the command line (or NULL) in cf, UserID in ra, and every problem that
+ * would stop the milter or leave it unable to work in problems ("FILE:LINE:
+ * Key value: why" lines); 0 when there is none.  setup_socket_path - the
+ * file of a local socket spec, or NULL.
+ */
+int		 setup_load(const char *file, const char *socket_arg,
+		    struct pa_config *, struct runas *, struct sbuf *problems);
+const char	*setup_socket_path(const char *spec);
+
 /*
  * pidfile.c: pidfile_check - the folder of path may be written only by
  * root and owner (a symbolic link at path is refused when it is opened);

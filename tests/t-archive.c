@@ -146,7 +146,10 @@ path_of(char *buf, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(rel, sizeof(rel), fmt, ap);
 	va_end(ap);
-	snprintf(buf, len, "%s/%s", tmproot, rel);
+	if ((size_t)snprintf(buf, len, "%s/%s", tmproot, rel) >= len) {
+		tap_diag("path %s/%s is too long for the test", tmproot, rel);
+		exit(1);
+	}
 }
 
 static int

@@ -17,8 +17,22 @@ trap 'exit 1' HUP INT TERM
 ok $? "-V exits 0"
 grep -q '^patchattest-milter [0-9]' "$T/out"
 ok $? "-V prints the version"
+"$M" --version >"$T/out" 2>"$T/err"
+expect "--version exits 0" 0 $?
+grep -q '^patchattest-milter [0-9]' "$T/out" &&
+    [ ! -s "$T/err" ]
+ok $? "--version prints the version on standard output"
+for h in -h --help; do
+	"$M" "$h" >"$T/out" 2>"$T/err"
+	expect "$h exits 0" 0 $?
+	grep -q '^usage: patchattest-milter' "$T/out" &&
+	    grep -q -- '-n  *check the configuration' "$T/out" &&
+	    [ ! -s "$T/err" ]
+	ok $? "$h prints the usage and the options on standard output"
+done
 
-# As root, the shipped file is good only once it says whom to run as.
+# As root, the shipped file is good only once it says whom to run as; and
+# only where the folders of its default socket and index are there.
 root=
 [ "$(id -u)" -ne 0 ] || root="UserID root"
 "$M" -n -c "$srcdir/conf/patchattest.conf" >"$T/out" 2>&1
@@ -31,31 +45,42 @@ if [ -n "$root" ]; then
 	"$M" -n -c "$T/root.conf" >"$T/out" 2>&1
 	st=$?
 fi
-ok $st "-n accepts conf/patchattest.conf as shipped${root:+, with $root}"
-grep -q 'the configuration is good' "$T/out"
-ok $? "-n says so"
+if [ -d /run/patchattest ] && [ -d /var/lib/patchattest ]; then
+	ok $st "-n accepts conf/patchattest.conf as shipped${root:+, with $root}"
+	grep -q 'the configuration is good' "$T/out"
+	ok $? "-n says so"
+else
+	expect "-n on conf/patchattest.conf as shipped, here" 1 $st
+	! grep -v '^[^ ]*: \(Socket\|IndexPath\) [^ ]* (the default): \(its folder\|the folder to make it in\)' \
+	    "$T/out"
+	ok $? "-n names only the default folders that are not here"
+fi
 
-# Four problems: two the parser finds, two only -n's checks find.
+# Five problems: two the parser finds, three only -n's checks find.
 printf '%s\n' '# a bad file' 'Socket inet:99999@127.0.0.1' 'Frobnicate yes' \
-    'UserID no-such-user-here' 'OnFail discard' >"$T/bad.conf"
+    'UserID no-such-user-here' 'OnFail discard' "IndexPath $T/no/ix" \
+    >"$T/bad.conf"
 "$M" -n -c "$T/bad.conf" >"$T/out" 2>"$T/err"
 expect "-n on a bad file exits 1" 1 $?
 grep -q "bad.conf:3: unknown key \"Frobnicate\"" "$T/err"
 ok $? "-n names the unknown key with file and line"
 grep -q "bad.conf:5: OnFail: \"discard\" is not one of" "$T/err"
 ok $? "-n names the bad word with file and line"
-grep -q "Socket inet:99999@127.0.0.1: not local:/path" "$T/err"
-ok $? "-n judges the socket of a file with other problems"
-grep -q "UserID no-such-user-here: no such user" "$T/err"
-ok $? "-n looks the user up"
-expect "-n lists four problems" 4 "$(wc -l <"$T/err" | tr -d ' ')"
+grep -q "bad.conf:2: Socket inet:99999@127.0.0.1: not local:/path" "$T/err"
+ok $? "-n judges the socket of a file with other problems, file and line"
+grep -q "bad.conf:4: UserID no-such-user-here: no such user" "$T/err"
+ok $? "-n looks the user up, file and line"
+grep -q "bad.conf:6: IndexPath $T/no/ix: the folder to make it in: No such" \
+    "$T/err"
+ok $? "-n finds that the index's folder is missing"
+expect "-n lists five problems" 5 "$(wc -l <"$T/err" | tr -d ' ')"
 
 mkdir "$T/ring"
 printf 'PatattKeyring %s/ring\nPatattKeyring %s/noring\n' "$T" "$T" \
     >"$T/rings.conf"
 "$M" -n -c "$T/rings.conf" >"$T/out" 2>"$T/err"
 expect "-n with a PatattKeyring folder missing exits 1" 1 $?
-grep -q "PatattKeyring $T/noring: No such file" "$T/err" &&
+grep -q "rings.conf:2: PatattKeyring $T/noring: No such file" "$T/err" &&
     ! grep -q "PatattKeyring $T/ring:" "$T/err"
 ok $? "-n names the missing keyring folder, not the one that is there"
 
@@ -67,11 +92,49 @@ ok $? "-n says the file cannot be opened"
 printf 'Socket local:%s/sock\n' "$T" >"$T/p.conf"
 "$M" -n -c "$T/p.conf" -p inet:bad >"$T/out" 2>"$T/err"
 expect "-p is checked like Socket" 1 $?
+grep -q '^-p: Socket inet:bad: not local:/path' "$T/err"
+ok $? "  and named as given with -p"
 
-"$M" -x >"$T/out" 2>"$T/err"
-expect "an unknown option exits 2" 2 $?
-grep -q '^usage: patchattest-milter' "$T/err"
-ok $? "and shows the usage"
+# What start-up would find: the folders of the socket and the PidFile
+printf '%s\n' "Socket local:$T/nosock/sock" "IndexPath $T/ix" \
+    "PidFile $T/nopid/milter.pid" "$root" >"$T/folders.conf"
+"$M" -n -c "$T/folders.conf" >"$T/out" 2>"$T/err"
+expect "-n with the socket's and the PidFile's folders missing exits 1" 1 $?
+grep -q "folders.conf:1: Socket local:$T/nosock/sock: its folder $T/nosock: No such" \
+    "$T/err" &&
+    grep -q "folders.conf:3: PidFile $T/nopid/milter.pid: its folder: No such" \
+    "$T/err"
+st=$?
+ok $st "-n names both folders, with file and line"
+[ $st -eq 0 ] || diag "$T/err"
+
+# ... and what the milter's user could not use once root is left behind
+if [ -n "$root" ] && id nobody >/dev/null 2>&1; then
+	mkdir -m 700 "$T/rootonly" "$T/rootix"
+	printf '%s\n' "Socket inet:8891@127.0.0.1" "UserID nobody" \
+	    "GnuPGHome $T/rootonly" "IndexPath $T/rootix/ix" \
+	    >"$T/nobody.conf"
+	chmod 755 "$T"
+	"$M" -n -c "$T/nobody.conf" >"$T/out" 2>"$T/err"
+	expect "-n: folders the milter's user may not use: exits 1" 1 $?
+	grep -q "nobody.conf:3: GnuPGHome $T/rootonly: the milter's user (nobody) may not read it" \
+	    "$T/err" &&
+	    grep -q "nobody.conf:4: IndexPath $T/rootix/ix: the folder to make it in: the milter's user (nobody) may not write to it" \
+	    "$T/err"
+	st=$?
+	ok $st "  and names them, judged for UserID"
+	[ $st -eq 0 ] || diag "$T/err"
+else
+	skip "-n judges folders for UserID" "needs root and the user nobody"
+	skip "  and names them" "needs root and the user nobody"
+fi
+
+for bad in -x --bogus; do
+	"$M" "$bad" >"$T/out" 2>"$T/err"
+	expect "an unknown option ($bad) exits 2" 2 $?
+	grep -q '^usage: patchattest-milter' "$T/err" && [ ! -s "$T/out" ]
+	ok $? "  and shows the usage on standard error"
+done
 
 printf 'Socket local:%s/no/such/dir/sock\nSyslog no\nIndexPath %s/ix\n%s\n' \
     "$T" "$T" "$root" >"$T/nodir.conf"
@@ -79,8 +142,9 @@ printf 'Socket local:%s/no/such/dir/sock\nSyslog no\nIndexPath %s/ix\n%s\n' \
 rc=$?
 [ "$rc" -ne 0 ]
 ok $? "a socket it cannot open: exits non-zero ($rc)"
-grep -q "cannot listen on local:$T/no/such/dir/sock" "$T/err"
-ok $? "and says where it could not listen"
+grep -q "Socket local:$T/no/such/dir/sock: its folder $T/no/such/dir: No such" \
+    "$T/err"
+ok $? "and says why, before it tries to listen"
 
 # --- PidFile ---------------------------------------------------------------
 # pidconf NAME PIDFILE: a configuration that can start, with that PidFile

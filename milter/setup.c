@@ -1,0 +1,296 @@
+/*
+ * setup.c - the configuration as the milter is about to use it: every
+ * problem that would stop it at start-up, or leave it serving nothing but
+ * temperror, found before anything starts (at every start, and alone with
+ * -n).  Each problem names the file and line of its key, as the parser's
+ * own do.
+ *
+ * What is judged for the user the milter runs as (UserID), not for the one
+ * who runs the check: a GnuPG home that only root can read is no use to
+ * the milter once it has dropped its privileges.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <grp.h>
+#include <libgen.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "milter.h"
+
+#define MAX_GROUPS	256	/* supplementary groups of the milter's user */
+
+/* Where a key's value came from, for the messages about it. */
+struct origin {
+	const char		*file;
+	const char		*socket_arg;	/* -p, or NULL */
+	const struct pa_config	*cf;
+	const struct runas	*ra;
+	struct sbuf		*problems;
+};
+
+/* The setting a problem is about: a key, its value and its line. */
+struct setting {
+	const char	*key;
+	const char	*value;		/* NULL: the message names the key */
+	unsigned long	 line;		/* 0: the default */
+	int		 from_arg;	/* given with -p */
+};
+
+/* setting - key with value, on the line of its (first) value */
+static struct setting
+setting(const struct origin *o, const char *key, const char *value)
+{
+	struct setting set = { key, value, config_key_line(o->cf, key), 0 };
+
+	set.from_arg = strcmp(key, "Socket") == 0 && o->socket_arg != NULL;
+	return set;
+}
+
+/* problem - one line: "FILE:LINE: Key VALUE: message" */
+static void __attribute__((format(printf, 3, 4)))
+problem(const struct origin *o, const struct setting *set,
+    const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (set->from_arg)
+		sbuf_addstr(o->problems, "-p");
+	else if (set->line > 0)
+		sbuf_addf(o->problems, "%s:%lu", o->file, set->line);
+	else
+		sbuf_addstr(o->problems, o->file);
+	if (set->value != NULL)
+		sbuf_addf(o->problems, ": %s %s%s", set->key, set->value,
+		    set->line > 0 || set->from_arg ? "" : " (the default)");
+	sbuf_addf(o->problems, ": %s\n", msg);
+}
+
+const char *
+setup_socket_path(const char *spec)
+{
+	if (strncmp(spec, "unix:", 5) == 0)
+		return spec + 5;
+	if (strncmp(spec, "local:", 6) == 0)
+		return spec + 6;
+	return NULL;
+}
+
+/*
+ * may - whether the milter's user may read (R_OK), write (W_OK) or enter
+ * (X_OK) what st describes, by its mode bits; root may do anything
+ */
+static int
+may(const struct origin *o, const struct stat *st, int how)
+{
+	gid_t groups[MAX_GROUPS];
+	int n = MAX_GROUPS, i, shift;
+
+	if (!o->ra->set)
+		return -1;	/* the caller asks access() instead */
+	if (o->ra->uid == 0)
+		return 1;
+	if (st->st_uid == o->ra->uid)
+		shift = 6;
+	else {
+		shift = 0;
+		if (getgrouplist(o->ra->name, o->ra->gid, groups, &n) < 0)
+			n = 0;
+		for (i = 0; i < n; i++)
+			if (groups[i] == st->st_gid)
+				shift = 3;
+		if (st->st_gid == o->ra->gid)
+			shift = 3;
+	}
+	return ((st->st_mode >> shift) & (mode_t)how) == (mode_t)how;
+}
+
+/*
+ * usable - path is there, of the kind wanted (a folder when dir), and the
+ * milter's user may use it as how says; a problem about the setting
+ * is set; what, when not empty, says what path is to it) otherwise
+ */
+static int
+usable(const struct origin *o, const struct setting *set, const char *path,
+    int dir, int how, const char *what)
+{
+	struct stat st;
+	int ok;
+
+	if (stat(path, &st) != 0) {
+		problem(o, set, "%s%s", what, strerror(errno));
+		return 0;
+	}
+	if (dir && !S_ISDIR(st.st_mode)) {
+		problem(o, set, "%snot a folder", what);
+		return 0;
+	}
+	if (S_ISDIR(st.st_mode))
+		how |= X_OK;	/* a folder is no use unless entered */
+	if ((ok = may(o, &st, how)) < 0)
+		ok = access(path, how) == 0;
+	if (!ok)
+		problem(o, set, "%sthe milter's user (%s) may not %s it",
+		    what, o->ra->set ? o->ra->name : "the one running this",
+		    how & W_OK ? "write to" : "read");
+	return ok;
+}
+
+/* check_socket - a spec libmilter can use, in a folder that is there */
+static void
+check_socket(const struct origin *o, const char *spec)
+{
+	const char *p = setup_socket_path(spec), *at, *dir;
+	struct setting set = setting(o, "Socket", spec);
+	struct stat st;
+	char *end, *copy;
+	long port;
+
+	if (p != NULL) {
+		if (*p != '/') {
+			problem(o, &set, "a local socket needs an absolute "
+			    "path");
+			return;
+		}
+		if ((copy = strdup(p)) == NULL)
+			return;
+		/* opened before the privileges drop: being there is enough */
+		dir = dirname(copy);
+		if (stat(dir, &st) != 0)
+			problem(o, &set, "its folder %s: %s", dir,
+			    strerror(errno));
+		else if (!S_ISDIR(st.st_mode))
+			problem(o, &set, "%s is not a folder", dir);
+		free(copy);
+		return;
+	}
+	if (strncmp(spec, "inet:", 5) == 0 || strncmp(spec, "inet6:", 6) == 0) {
+		p = strchr(spec, ':') + 1;
+		at = strchr(p, '@');
+		port = strtol(p, &end, 10);
+		if (end > p && *end == (at ? '@' : '\0') && port > 0 &&
+		    port < 65536)
+			return;
+	}
+	problem(o, &set, "not local:/path, inet:PORT@HOST or "
+	    "inet6:PORT@HOST");
+}
+
+/* lookup_user - ra from "user[:group]" */
+static void
+lookup_user(const struct origin *o, const char *spec, struct runas *ra)
+{
+	const char *colon = strchr(spec, ':');
+	struct setting set = setting(o, "UserID", spec);
+	struct passwd *pw;
+	struct group *gr;
+
+	snprintf(ra->name, sizeof(ra->name), "%.*s", colon ?
+	    (int)(colon - spec) : (int)strlen(spec), spec);
+	if ((pw = getpwnam(ra->name)) == NULL) {
+		problem(o, &set, "no such user");
+		return;
+	}
+	ra->uid = pw->pw_uid;
+	ra->gid = pw->pw_gid;
+	if (colon != NULL) {
+		if ((gr = getgrnam(colon + 1)) == NULL) {
+			problem(o, &set, "no such group");
+			return;
+		}
+		ra->gid = gr->gr_gid;
+	}
+	ra->set = 1;
+}
+
+/*
+ * check_index - IndexPath, or the folder it is to be made in: written to
+ * even by a milter that neither learns nor reads the archive, since LMDB
+ * keeps its lock file beside the data
+ */
+static void
+check_index(const struct origin *o, const char *path)
+{
+	struct setting set = setting(o, "IndexPath", path);
+	struct stat st;
+	char *copy;
+
+	if (stat(path, &st) == 0) {
+		usable(o, &set, path, 1, R_OK | W_OK, "");
+		return;
+	}
+	if ((copy = strdup(path)) == NULL)
+		return;
+	usable(o, &set, dirname(copy), 1, W_OK,
+	    "the folder to make it in: ");
+	free(copy);
+}
+
+/* check_paths - what the milter's user must find, read and write */
+static void
+check_paths(const struct origin *o)
+{
+	const struct pa_config *cf = o->cf;
+	const struct config_list *keyrings = &cf->patatt_keyrings;
+	struct setting set;
+	struct pa_err err;
+	size_t i;
+
+	set = setting(o, "PidFile", NULL);
+	if (cf->pid_file != NULL && pidfile_check(cf->pid_file, o->ra->set ?
+	    o->ra->uid : getuid(), &err) != 0)
+		problem(o, &set, "%s", err.msg);
+	set = setting(o, "Archive", cf->archive);
+	if (cf->archive != NULL)
+		usable(o, &set, cf->archive, 0, R_OK, "");
+	check_index(o, cf->index_path);
+	set = setting(o, "GnuPGHome", cf->gnupg_home);
+	if (cf->gnupg_home != NULL)
+		usable(o, &set, cf->gnupg_home, 1, R_OK, "");
+	for (i = 0; i < keyrings->n; i++) {
+		set = setting(o, "PatattKeyring", keyrings->v[i]);
+		set.line = keyrings->line[i];
+		usable(o, &set, keyrings->v[i], 1, R_OK, "");
+	}
+}
+
+int
+setup_load(const char *file, const char *socket_arg, struct pa_config *cf,
+    struct runas *ra, struct sbuf *problems)
+{
+	struct origin o = { file, socket_arg, cf, ra, problems };
+	char *sock;
+
+	if (config_init(cf) != 0)
+		return -1;
+	if (config_load_partial(cf, file, problems) == PA_ENOMEM)
+		return -1;
+	if (socket_arg != NULL) {
+		if ((sock = strdup(socket_arg)) == NULL)
+			return -1;
+		free(cf->socket);
+		cf->socket = sock;
+	}
+	check_socket(&o, cf->socket);
+	if (cf->user_id != NULL)
+		lookup_user(&o, cf->user_id, ra);
+	else if (getuid() == 0)
+		problem(&o, &(struct setting){ "UserID", NULL, 0, 0 },
+		    "UserID is not set and the milter would run as root: "
+		    "name the user it runs as once its socket is open "
+		    "(UserID patchattest), or say UserID root");
+	check_paths(&o);
+	return problems->len > 0 ? -1 : 0;
+}
