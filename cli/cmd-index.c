@@ -78,6 +78,7 @@ cmd_index(int argc, char **argv)
 	struct attindex *ix = NULL;
 	struct pgp *pgp = NULL;
 	struct pa_err err = { "" };
+	struct sbuf summary;
 	int n, rc = CLI_EXIT_ERROR;
 
 	if ((n = cli_parse(&cli_cmd_index, argc, argv)) < 0)
@@ -116,11 +117,10 @@ cmd_index(int argc, char **argv)
 	}
 	if (view.shown)
 		fputc('\n', cli_stderr);
-	printf("%zu entries read: %zu attestation documents (%zu verified, "
-	    "%zu bad or unverifiable, %zu already indexed), %zu skipped; "
-	    "%zu attestations indexed, %zu documents removed\n", st.entries,
-	    st.documents, st.verified, st.bad, st.known, st.skipped,
-	    st.attestations, st.removed);
+	sbuf_init(&summary, SBUF_NOMAX);
+	indexer_summary(&summary, &st);
+	printf("%s\n", summary.len ? summary.buf : "out of memory");
+	sbuf_release(&summary);
 	rc = CLI_EXIT_OK;
 out:
 	pgp_free(pgp);

@@ -5,30 +5,50 @@
 #                                demo key, archive and index (in demo/)
 #   contrib/quickstart.sh test   run the test suite (make check)
 #
-# Installs the build dependencies with apt-get when they are missing (as
-# root, or through sudo), then configures and builds in the source tree.
+# Installs the build dependencies that are missing with apt-get (as root,
+# or through sudo), and only those; then configures and builds in the
+# source tree, showing the build's output only when it fails.
 set -eu
 
 cd "$(dirname "$0")/.."
 
 packages="build-essential autoconf automake pkg-config libssl-dev libgpgme-dev libyaml-dev liblmdb-dev libgit2-dev libsodium-dev librnp-dev libmilter-dev miltertest gnupg git python3 procmail"
 
-need_install=
+missing=
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-	    need_install=yes
+	    missing="$missing $p"
 done
-if [ -n "$need_install" ]; then
+if [ -n "$missing" ]; then
 	sudo=
-	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	if [ "$(id -u)" -ne 0 ]; then
+		command -v sudo >/dev/null || {
+			echo "quickstart: missing packages:$missing; run this" \
+			    "as root, or install them first" >&2
+			exit 1
+		}
+		sudo=sudo
+	fi
+	echo "quickstart: installing$missing"
 	$sudo apt-get update -q
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
-	    --no-install-recommends $packages
+	    --no-install-recommends $missing
 fi
 
-[ -x configure ] || autoreconf -fi
-[ -f Makefile ] || ./configure
-make -j"$(nproc)"
+# build: the command, its output kept in build.log and shown on a failure
+build()
+{
+	"$@" >>build.log 2>&1 || {
+		tail -n 40 build.log >&2
+		echo "quickstart: \"$*\" failed; build.log has the whole output" >&2
+		exit 1
+	}
+}
+: >build.log
+echo "quickstart: building (output in build.log)"
+[ -x configure ] || build autoreconf -fi
+[ -f Makefile ] || build ./configure
+build make -j"$(nproc)"
 
 # demo - a key, the seed series attested with it as a Maildir archive, the
 # index, three patches checked, then the milter in the foreground.
@@ -60,6 +80,8 @@ EOF
 	    "$seeds"/001-*.txt "$seeds"/00[2-7]-*.patch \
 	    >"$d/archive/new/attestation.eml"
 	./patchattest index -c "$d/patchattest.conf"
+	# signing is done: no agent left running once the demo ends
+	gpgconf --homedir "$d/gnupg" --kill gpg-agent 2>/dev/null || true
 
 	cp "$seeds"/002-*.patch "$d/attested.patch"
 	# One changed line of the diff: the attestation no longer matches.

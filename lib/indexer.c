@@ -26,6 +26,29 @@ warn(const struct indexer_hooks *h, const char *where, const char *what)
 		h->warn(h->arg, where, what);
 }
 
+/* counted - "1 entry", "2 entries" */
+static void
+counted(struct sbuf *out, size_t n, const char *one, const char *many)
+{
+	sbuf_addf(out, "%zu %s", n, n == 1 ? one : many);
+}
+
+void
+indexer_summary(struct sbuf *out, const struct indexer_stats *st)
+{
+	counted(out, st->entries, "entry", "entries");
+	sbuf_addstr(out, " read: ");
+	counted(out, st->documents, "attestation document",
+	    "attestation documents");
+	sbuf_addf(out, " (%zu verified, %zu bad or unverifiable, %zu already "
+	    "indexed), %zu skipped; ", st->verified, st->bad, st->known,
+	    st->skipped);
+	counted(out, st->attestations, "attestation", "attestations");
+	sbuf_addstr(out, " indexed, ");
+	counted(out, st->removed, "document", "documents");
+	sbuf_addstr(out, " removed");
+}
+
 int
 indexer_worth_reading(const char *raw, size_t len)
 {

@@ -232,14 +232,60 @@ catch_signals(void)
 	return 0;
 }
 
+static atomic_int	listener_ended;
+
 static void *
 listener(void *arg)
 {
 	(void)arg;
 	if (smfi_main() != MI_SUCCESS)
 		mlog(LOG_LEVEL_ERROR, "libmilter stopped with an error");
+	atomic_store(&listener_ended, 1);
 	notify(LISTENER_ENDED);
 	return NULL;
+}
+
+static void
+nudged(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * nudger - interrupt the listener's wait for connections until it ends.
+ * libmilter waits up to five seconds for one before it looks whether
+ * smfi_stop() was called (and smfi_stop() waits for it to look); poll()
+ * interrupted by a signal returns at once, and libmilter tries again.
+ */
+static void *
+nudger(void *arg)
+{
+	const pthread_t *listening = arg;
+	struct timespec tick = { 0, 20 * 1000 * 1000 };
+
+	while (!atomic_load(&listener_ended)) {
+		pthread_kill(*listening, SIGUSR2);
+		nanosleep(&tick, NULL);
+	}
+	return NULL;
+}
+
+/* stop_listener - smfi_stop(), without libmilter's idle wait */
+static void
+stop_listener(pthread_t *listening)
+{
+	struct sigaction sa;
+	pthread_t nudging;
+	int nudge;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = nudged;		/* no SA_RESTART: poll() returns */
+	sigemptyset(&sa.sa_mask);
+	nudge = sigaction(SIGUSR2, &sa, NULL) == 0 &&
+	    pthread_create(&nudging, NULL, nudger, listening) == 0;
+	smfi_stop();
+	if (nudge)
+		pthread_join(nudging, NULL);
 }
 
 /* drain - give messages being received a moment to finish */
@@ -285,7 +331,7 @@ serve(const struct options *o)
 			mlog(LOG_LEVEL_INFO, "stopping: finishing the messages "
 			    "being received");
 			drain();
-			smfi_stop();
+			stop_listener(&thread);
 		}
 	}
 	pthread_join(thread, NULL);

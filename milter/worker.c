@@ -155,6 +155,7 @@ refresh(void)
 {
 	struct indexer_hooks hooks = { index_warn, NULL, wanted_stop, NULL };
 	struct indexer_stats st;
+	struct sbuf summary;
 	struct generation *g = state_hold();
 	struct attindex *ix = state_index();
 	struct pgp *p;
@@ -175,13 +176,13 @@ refresh(void)
 	}
 	if (!cut_short)
 		state_index_made();
-	if (st.documents > st.known || st.removed > 0)
-		mlog(LOG_LEVEL_INFO, "archive %s: %zu entries read, %zu new "
-		    "document(s), %zu with a good signature, %zu bad, %zu "
-		    "attestation(s) indexed, %zu document(s) removed",
-		    g->cf.archive, st.entries, st.documents - st.known,
-		    st.verified, st.bad, st.attestations, st.removed);
-	else
+	if (st.documents > st.known || st.removed > 0) {
+		sbuf_init(&summary, SBUF_NOMAX);
+		indexer_summary(&summary, &st);
+		mlog(LOG_LEVEL_INFO, "archive %s: %s", g->cf.archive,
+		    summary.len ? summary.buf : "out of memory");
+		sbuf_release(&summary);
+	} else
 		mlog(LOG_LEVEL_DEBUG, "archive %s: nothing new in %zu "
 		    "entries", g->cf.archive, st.entries);
 	state_release(g);

@@ -346,7 +346,7 @@ scenario poisoned t-poisoned.lua poisoned
 grep -q 'new/0.host: signed document of [0-9]* bytes is over the limit' \
     "$T/run/poisoned/milter.log" &&
     grep -q 'new/1.host: ' "$T/run/poisoned/milter.log" &&
-    grep -q '3 entries read, 3 new document(s), 1 with a good signature, 2 bad, 6 attestation(s) indexed' \
+    grep -q '3 entries read: 3 attestation documents (1 verified, 2 bad or unverifiable, 0 already indexed), 0 skipped; 6 attestations indexed' \
     "$T/run/poisoned/milter.log"
 st=$?
 ok $st "poisoned: the oversized and the broken document are logged and counted"

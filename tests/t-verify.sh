@@ -205,7 +205,7 @@ c=$(GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@x GIT_COMMITTER_NAME=i \
     "$tree" -p "$tip" -m more)
 git --git-dir="$T/pi/git/1.git" update-ref refs/heads/master "$c"
 "$PATCHATTEST" index -c "$conf" >"$T/again.out" 2>&1
-grep -q '^1 entries read' "$T/again.out"
+grep -q '^1 entry read' "$T/again.out"
 ok $? "re-index reads only the new commit"
 
 # A document attesting 10,000 patches, and a YAML alias bomb.
