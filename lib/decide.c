@@ -214,74 +214,91 @@ offer(struct candidate *best, const struct decision *d)
 	}
 }
 
+void
+record_verdict(const struct record_facts *f, const struct pa_config *cfg,
+    struct decision *d)
+{
+	size_t k;
+
+	d->differs = 0;
+	d->reason[0] = '\0';
+	if (f->sig == PGP_SIG_BAD || f->sig == PGP_SIG_ERROR) {
+		d->result = VERDICT_FAIL;
+		snprintf(d->reason, sizeof(d->reason), "%s", f->sig ==
+		    PGP_SIG_BAD ? "the attestation's signature does not verify" :
+		    "the attestation's signature cannot be checked");
+		return;
+	}
+	if (f->differs) {
+		d->result = VERDICT_FAIL;
+		d->differs = f->differs;
+		diff_reason(d->reason, sizeof(d->reason), f->differs);
+		return;
+	}
+	for (k = 0; key_verdicts[k].state != f->key &&
+	    k + 1 < sizeof(key_verdicts) / sizeof(key_verdicts[0]); k++)
+		;
+	d->result = key_verdicts[k].verdict;
+	snprintf(d->reason, sizeof(d->reason), "%s%s", key_verdicts[k].reason,
+	    key_verdicts[k].detail == DETAIL_KEY ? f->fpr :
+	    key_verdicts[k].detail == DETAIL_MODEL ?
+	    config_choice_name("TrustModel", cfg->trust_model) : "");
+	if (d->result != VERDICT_PASS)
+		return;
+	if (!f->author_uid && cfg->uid_match == UID_STRICT) {
+		d->result = VERDICT_UIDMISMATCH;
+		snprintf(d->reason, sizeof(d->reason), "no user ID of the signing "
+		    "key has the author's address <%s>", f->author);
+	} else if (cfg->staleness_days > 0 &&
+	    f->days_before > cfg->staleness_days) {
+		d->result = VERDICT_STALE;
+		snprintf(d->reason, sizeof(d->reason), "attested %ld days before "
+		    "the mail was sent (StalenessDays %ld)", f->days_before,
+		    cfg->staleness_days);
+	}
+}
+
 /* judge_record - what one indexed record says about the message's entry e */
 static void
 judge_record(struct decider *d, const struct msghash_entry *e,
     const struct att_hit *hit, struct candidate *best)
 {
+	struct record_facts f = { hit->doc.status, 0, PGP_KEY_MISSING, 0, -1,
+		hit->doc.fpr, d->email.buf };
 	struct decision c;
 	struct pgp_key key;
 	struct pa_err err;
-	size_t k;
-	long days;
 
 	memset(&c, 0, sizeof(c));
 	memcpy(c.attid, e->attid, sizeof(c.attid));
 	snprintf(c.key, sizeof(c.key), "%s", hit->doc.fpr);
 	c.signed_at = hit->doc.when;
-	if (hit->doc.status == PGP_SIG_BAD || hit->doc.status == PGP_SIG_ERROR) {
-		c.result = VERDICT_FAIL;
-		snprintf(c.reason, sizeof(c.reason), "%s",
-		    hit->doc.status == PGP_SIG_BAD ? "the attestation's "
-		    "signature does not verify" : "the attestation's signature "
-		    "cannot be checked");
-		offer(best, &c);
-		return;
-	}
-	c.differs = (memcmp(hit->t.i, e->i, 32) ? DECIDE_DIFF_I : 0) |
+	f.differs = (memcmp(hit->t.i, e->i, 32) ? DECIDE_DIFF_I : 0) |
 	    (memcmp(hit->t.m, e->m, 32) ? DECIDE_DIFF_M : 0) |
 	    (memcmp(hit->t.p, e->p, 32) ? DECIDE_DIFF_P : 0);
-	if (c.differs) {
-		c.result = VERDICT_FAIL;
-		diff_reason(c.reason, sizeof(c.reason), c.differs);
-		offer(best, &c);
-		return;
+	/* The key matters only to a document that says what the mail is. */
+	if (f.differs == 0 && (f.sig == PGP_SIG_GOOD || f.sig == PGP_SIG_NOKEY)) {
+		if (pgp_key(d->pgp, hit->doc.fpr, d->now, &key, &err) != 0) {
+			d->temperror = 1;
+			snprintf(d->temperror_why, sizeof(d->temperror_why),
+			    "%s", err.msg);
+			return;
+		}
+		if (f.sig == PGP_SIG_GOOD) {
+			f.key = key.state;
+			if (key.state != PGP_KEY_MISSING)
+				snprintf(c.key, sizeof(c.key), "%s",
+				    key.primary);
+		}
+		f.author_uid = pick_uid(d, &key, c.signer, sizeof(c.signer));
 	}
-	if (pgp_key(d->pgp, hit->doc.fpr, d->now, &key, &err) != 0) {
-		d->temperror = 1;
-		snprintf(d->temperror_why, sizeof(d->temperror_why), "%s",
-		    err.msg);
-		return;
-	}
-	if (hit->doc.status == PGP_SIG_NOKEY)
-		key.state = PGP_KEY_MISSING;
-	for (k = 0; key_verdicts[k].state != key.state; k++)
-		;
-	c.result = key_verdicts[k].verdict;
-	if (key.state != PGP_KEY_MISSING)
-		snprintf(c.key, sizeof(c.key), "%s", key.primary);
-	snprintf(c.reason, sizeof(c.reason), "%s%s", key_verdicts[k].reason,
-	    key_verdicts[k].detail == DETAIL_KEY ? hit->doc.fpr :
-	    key_verdicts[k].detail == DETAIL_MODEL ?
-	    config_choice_name("TrustModel", d->cfg->trust_model) : "");
-	if (!pick_uid(d, &key, c.signer, sizeof(c.signer)) &&
-	    c.result == VERDICT_PASS && d->cfg->uid_match == UID_STRICT) {
-		c.result = VERDICT_UIDMISMATCH;
-		snprintf(c.reason, sizeof(c.reason), "no user ID of the signing "
-		    "key has the author's address <%s>", d->email.buf);
-	}
-	if (c.signer[0] == '\0' && hit->doc.uids[0] != '\0')
+	if (d->date != 0 && hit->doc.when != 0)
+		f.days_before = (long)((d->date - hit->doc.when) / 86400);
+	record_verdict(&f, d->cfg, &c);
+	if (c.result != VERDICT_FAIL && c.signer[0] == '\0' &&
+	    hit->doc.uids[0] != '\0')
 		snprintf(c.signer, sizeof(c.signer), "%.*s",
 		    (int)strcspn(hit->doc.uids, "\n"), hit->doc.uids);
-	if (c.result == VERDICT_PASS && d->cfg->staleness_days > 0 &&
-	    d->date != 0 && hit->doc.when != 0 &&
-	    (days = (long)((d->date - hit->doc.when) / 86400)) >
-	    d->cfg->staleness_days) {
-		c.result = VERDICT_STALE;
-		snprintf(c.reason, sizeof(c.reason), "attested %ld days before "
-		    "the mail was sent (StalenessDays %ld)", days,
-		    d->cfg->staleness_days);
-	}
 	offer(best, &c);
 }
 

@@ -121,6 +121,29 @@ int	decide(struct decider *, const struct mailmsg *msg,
 	    struct attindex *ix, time_t now, struct decision *d);
 
 /*
+ * What one indexed 2020 document says of a patch, and what the signing
+ * key is now: everything record_verdict() judges.
+ */
+struct record_facts {
+	enum pgp_sigstatus	 sig;		/* the document's signature */
+	unsigned		 differs;	/* DECIDE_DIFF_*: record vs mail */
+	enum pgp_keystate	 key;		/* the signing key, today */
+	int			 author_uid;	/* a user ID has the author's
+						   address */
+	long			 days_before;	/* signed this many days before
+						   the mail's date; -1: unknown */
+	const char		*fpr;		/* the signing key, as signed */
+	const char		*author;	/* the author's address */
+};
+
+/*
+ * record_verdict - the 2020 verdict on facts under cfg (TrustModel,
+ * UIDMatch, StalenessDays): d's result, differs and reason
+ */
+void	record_verdict(const struct record_facts *, const struct pa_config *cfg,
+	    struct decision *d);
+
+/*
  * What decide_patatt() needs to judge patatt signatures: the policy, the
  * keyring folders (to name key files within them), a GnuPG context for
  * the state of OpenPGP keys of the GnuPG home, the mail's author address

@@ -1,7 +1,9 @@
 /*
- * t-decide - the pure parts of the verdict: mail dates, and the
- * X-Patch-Attested header's wording, quoting and folding.
- * (Verdicts themselves are checked end to end by t-verify.sh.)
+ * t-decide - the pure parts of the verdict: mail dates, the 2020 verdict
+ * on what a document and its key say (one row a case: the facts, the
+ * policy, the verdict and the start of its reason), and the
+ * X-Patch-Attested header's wording, quoting and folding.  (The lookups
+ * around them are checked end to end by t-verify.sh.)
  */
 #include "config.h"
 
@@ -9,6 +11,7 @@
 
 #include "patchattest.h"
 #include "decide.h"
+#include "paconfig.h"
 #include "maildate.h"
 #include "tap.h"
 
@@ -32,6 +35,107 @@ static const struct {
 	{ "Tue, 25 Feb 2020 25:13:02 +0000", -1 },
 };
 
+#define FPR	"C5BB6BD12357675533278ACE4B5EB654EDBCC6F5"
+
+/* The policy of a row: UIDMatch strict, StalenessDays. */
+#define LOOSE		0
+#define STRICT		1
+
+static const struct {
+	struct record_facts	 f;
+	int			 strict;
+	long			 staleness;
+	enum verdict		 want;
+	const char		*reason;	/* its start */
+} records[] = {
+	/* a good signature: the key decides */
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x" }, LOOSE, 0,
+	    VERDICT_PASS, "" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_UNTRUSTED, 1, 0, FPR, "a@x" }, LOOSE, 0,
+	    VERDICT_UNTRUSTED, "the signing key is not trusted under trust "
+	    "model gpg" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_REVOKED, 1, 0, FPR, "a@x" }, LOOSE, 0,
+	    VERDICT_UNTRUSTED, "the signing key is revoked" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_EXPIRED, 1, 0, FPR, "a@x" }, LOOSE, 0,
+	    VERDICT_UNTRUSTED, "the signing key has expired" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_MISSING, 1, 0, FPR, "a@x" }, LOOSE, 0,
+	    VERDICT_NOKEY, "no public key in the keyring for " FPR },
+	{ { PGP_SIG_NOKEY, 0, PGP_KEY_MISSING, 0, -1, FPR, "a@x" }, STRICT,
+	    30, VERDICT_NOKEY, "no public key in the keyring for " FPR },
+	/* the signature itself */
+	{ { PGP_SIG_BAD, 0, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x" }, LOOSE, 0,
+	    VERDICT_FAIL, "the attestation's signature does not verify" },
+	{ { PGP_SIG_ERROR, 0, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x" }, LOOSE, 0,
+	    VERDICT_FAIL, "the attestation's signature cannot be checked" },
+	{ { PGP_SIG_BAD, DECIDE_DIFF_P, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x" },
+	    LOOSE, 0, VERDICT_FAIL, "the attestation's signature" },
+	/* what differs, whatever the key */
+	{ { PGP_SIG_GOOD, DECIDE_DIFF_I, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x" },
+	    LOOSE, 0, VERDICT_FAIL, "author or subject is not what was "
+	    "attested" },
+	{ { PGP_SIG_GOOD, DECIDE_DIFF_M, PGP_KEY_MISSING, 1, 0, FPR, "a@x" },
+	    LOOSE, 0, VERDICT_FAIL, "commit message is not what was attested" },
+	{ { PGP_SIG_NOKEY, DECIDE_DIFF_P, PGP_KEY_MISSING, 1, 0, FPR, "a@x" },
+	    LOOSE, 0, VERDICT_FAIL, "diff is not what was attested" },
+	{ { PGP_SIG_GOOD, DECIDE_DIFF_M | DECIDE_DIFF_P, PGP_KEY_TRUSTED, 1, 0,
+	    FPR, "a@x" }, LOOSE, 0, VERDICT_FAIL, "commit message and diff are "
+	    "not what was attested" },
+	/* UIDMatch */
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 0, 0, FPR, "a@x" }, LOOSE, 0,
+	    VERDICT_PASS, "" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 0, 0, FPR, "a@x" }, STRICT, 0,
+	    VERDICT_UIDMISMATCH, "no user ID of the signing key has the "
+	    "author's address <a@x>" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x" }, STRICT, 0,
+	    VERDICT_PASS, "" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_UNTRUSTED, 0, 0, FPR, "a@x" }, STRICT, 0,
+	    VERDICT_UNTRUSTED, "the signing key is not trusted" },
+	/* StalenessDays: more days than allowed, on a pass only */
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, 31, FPR, "a@x" }, LOOSE, 30,
+	    VERDICT_STALE, "attested 31 days before the mail was sent "
+	    "(StalenessDays 30)" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, 30, FPR, "a@x" }, LOOSE, 30,
+	    VERDICT_PASS, "" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, -1, FPR, "a@x" }, LOOSE, 30,
+	    VERDICT_PASS, "" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, 4000, FPR, "a@x" }, LOOSE, 0,
+	    VERDICT_PASS, "" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_EXPIRED, 1, 31, FPR, "a@x" }, LOOSE, 30,
+	    VERDICT_UNTRUSTED, "the signing key has expired" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 0, 31, FPR, "a@x" }, STRICT, 30,
+	    VERDICT_UIDMISMATCH, "no user ID" },
+};
+
+static void
+test_records(void)
+{
+	struct pa_config cfg;
+	struct decision d;
+	unsigned differs;
+	size_t k;
+
+	if (config_init(&cfg) != 0)
+		tap_ok(0, "config_init");
+	for (k = 0; k < sizeof(records) / sizeof(records[0]); k++) {
+		cfg.uid_match = records[k].strict ? UID_STRICT : UID_LOOSE;
+		cfg.staleness_days = records[k].staleness;
+		memset(&d, 0, sizeof(d));
+		record_verdict(&records[k].f, &cfg, &d);
+		/* what differs is told when the signature is not at fault */
+		differs = records[k].f.sig == PGP_SIG_BAD ||
+		    records[k].f.sig == PGP_SIG_ERROR ? 0 : records[k].f.differs;
+		tap_ok(d.result == records[k].want &&
+		    strncmp(d.reason, records[k].reason,
+		    strlen(records[k].reason)) == 0 &&
+		    (records[k].reason[0] != '\0' || d.reason[0] == '\0') &&
+		    d.differs == differs,
+		    "record %zu: %s (%s), want %s (%s...)", k,
+		    verdict_name(d.result), d.reason,
+		    verdict_name(records[k].want), records[k].reason);
+	}
+	config_release(&cfg);
+}
+
 int
 main(void)
 {
@@ -49,6 +153,8 @@ main(void)
 			tap_ok(rc == 0 && (long long)t == dates[k].want,
 			    "date %zu: %lld", k, rc == 0 ? (long long)t : -1LL);
 	}
+
+	test_records();
 
 	sbuf_init(&out, 4096);
 	memset(&d, 0, sizeof(d));
