@@ -71,12 +71,11 @@ struct attindex {
 	char			 path[PATH_MAX];
 };
 
+/* attindex-txn.c, below the other three files */
+
 /* idx_mdb_err - "WHAT index at PATH: REASON[ (HINT)]" */
 void	idx_mdb_err(const struct attindex *, struct pa_err *, const char *,
 	    int);
-/* make_attid - "i[:8]-m[:8]-p[:8]" in lower-case hex, not terminated */
-void	make_attid(char *, const unsigned char *, const unsigned char *,
-	    const unsigned char *);
 /* sanitize - untrusted bytes as a printable string for a message */
 void	sanitize(char *, size_t, const void *, size_t);
 /*
@@ -90,10 +89,13 @@ void	idx_watch(struct attindex *);
 /* rbegin - a read transaction, with maplock held shared until rend() */
 int	rbegin(struct attindex *, MDB_txn **, struct pa_err *);
 void	rend(struct attindex *, MDB_txn *);
+/* wcheck - 0 when a write transaction is open and usable */
+int	wcheck(struct attindex *, struct pa_err *);
+
+/* attindex-ops.c */
+
 /* idx_apply - one journal operation in h->wtxn; an LMDB or errno code */
 int	idx_apply(struct attindex *, int op, const unsigned char *p,
 	    size_t len);
-/* wcheck - 0 when a write transaction is open and usable */
-int	wcheck(struct attindex *, struct pa_err *);
 
 #endif

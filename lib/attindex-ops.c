@@ -24,7 +24,7 @@
  */
 struct entries {
 	unsigned char	 val[ATT_VLEN];
-	char		 attid[ATTID_LEN];
+	char		 attid[ATTID_LEN + 1];	/* the key: without its NUL */
 	MDB_val		 katt, vatt, kbyi, vbyi;
 };
 
@@ -138,7 +138,7 @@ entries_of(struct entries *e, const unsigned char *t,
 {
 	memcpy(e->val, t, TRIPLE_LEN);
 	memcpy(e->val + TRIPLE_LEN, docid, 32);
-	make_attid(e->attid, t, t + 32, t + 64);
+	msghash_attid(e->attid, t, t + 32, t + 64);
 	e->katt.mv_data = e->attid;
 	e->katt.mv_size = ATTID_LEN;
 	e->vatt.mv_data = e->val;

@@ -14,48 +14,6 @@
 #include "attindex-int.h"
 #include "attrec.h"
 
-/* rbegin - a read transaction, with maplock held shared until rend() */
-int
-rbegin(struct attindex *h, MDB_txn **txn, struct pa_err *err)
-{
-	int rc, tries;
-
-	*txn = NULL;
-	if (idx_intact(h, err) != 0)
-		return PA_ERROR;
-	pthread_rwlock_rdlock(&h->maplock);
-	for (tries = 0;; tries++) {
-		rc = mdb_txn_begin(h->env, NULL, MDB_RDONLY, txn);
-		if (rc != MDB_MAP_RESIZED || tries == 3)
-			break;
-		/* Another process grew the file past our map: adopt. */
-		pthread_rwlock_unlock(&h->maplock);
-		pthread_rwlock_wrlock(&h->maplock);
-		rc = mdb_env_set_mapsize(h->env, 0);
-		idx_watch(h);
-		pthread_rwlock_unlock(&h->maplock);
-		pthread_rwlock_rdlock(&h->maplock);
-		if (rc != 0)
-			break;
-	}
-	if (rc != 0) {
-		pthread_rwlock_unlock(&h->maplock);
-		*txn = NULL;
-		idx_mdb_err(h, err, "cannot read", rc);
-		return PA_ERROR;
-	}
-	return 0;
-}
-
-void
-rend(struct attindex *h, MDB_txn *txn)
-{
-	mdb_txn_abort(txn);
-	pthread_rwlock_unlock(&h->maplock);
-}
-
-/* wbegin - LMDB's write transaction into h->wtxn */
-
 int
 attindex_has(struct attindex *h, const unsigned char docid[32])
 {

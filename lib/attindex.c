@@ -44,31 +44,6 @@
 #include "attrec.h"
 #include "sbuf.h"
 
-/* LMDB and system codes in words for a system administrator. */
-static const struct {
-	int		 rc;
-	const char	*text;
-	const char	*hint;
-} idx_errors[] = {
-	{ MDB_VERSION_MISMATCH, "it was made by an incompatible LMDB version",
-	    "remove it and run patchattest index" },
-	{ MDB_INVALID, "data.mdb is not an LMDB file",
-	    "remove it and run patchattest index" },
-	{ MDB_CORRUPTED, "the index file is damaged",
-	    "remove it and run patchattest index" },
-	{ MDB_PANIC, "LMDB hit a fatal error", "restart the program" },
-	{ MDB_READERS_FULL, "too many readers at once (512)", NULL },
-	{ MDB_MAP_FULL, "the index is full", NULL },
-	{ MDB_INCOMPATIBLE, "a database has the wrong kind",
-	    "remove it and run patchattest index" },
-	{ EACCES, "permission denied",
-	    "readers need write access to lock.mdb" },
-	{ EROFS, "read-only file system", NULL },
-	{ ENOSPC, "no space left on the file system", NULL },
-	{ ENOMEM, "out of memory or address space", NULL },
-	{ EAGAIN, "the lock file is busy", NULL },
-};
-
 static int	 wbegin(struct attindex *, struct pa_err *);
 static int	 grow(struct attindex *, struct pa_err *);
 static int	 wapply(struct attindex *, int, const void *, size_t,
@@ -76,104 +51,6 @@ static int	 wapply(struct attindex *, int, const void *, size_t,
 static int	 check_size(struct attindex *, const char *,
 		    struct pa_err *);
 static int	 reader_setup(struct attindex *, struct pa_err *);
-
-/* idx_mdb_err - "WHAT index at PATH: REASON[ (HINT)]" */
-void
-idx_mdb_err(const struct attindex *h, struct pa_err *err, const char *what,
-    int rc)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(idx_errors) / sizeof(idx_errors[0]); i++)
-		if (idx_errors[i].rc == rc)
-			break;
-	if (i == sizeof(idx_errors) / sizeof(idx_errors[0]))
-		pa_err_set(err, "%s index at %s: %s", what, h->path,
-		    mdb_strerror(rc));
-	else if (idx_errors[i].hint == NULL ||
-	    (rc == EACCES && h->writable))
-		pa_err_set(err, "%s index at %s: %s", what, h->path,
-		    idx_errors[i].text);
-	else
-		pa_err_set(err, "%s index at %s: %s (%s)", what, h->path,
-		    idx_errors[i].text, idx_errors[i].hint);
-}
-
-/* make_attid - "i[:8]-m[:8]-p[:8]" in lower-case hex, not terminated */
-void
-make_attid(char *out, const unsigned char *i, const unsigned char *m,
-    const unsigned char *p)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *part[3] = { i, m, p };
-	size_t k, j;
-
-	for (k = 0; k < 3; k++) {
-		for (j = 0; j < 4; j++) {
-			*out++ = hex[part[k][j] >> 4];
-			*out++ = hex[part[k][j] & 0xf];
-		}
-		if (k < 2)
-			*out++ = '-';
-	}
-}
-
-/* sanitize - untrusted bytes as a printable string for a message */
-void
-sanitize(char *out, size_t size, const void *in, size_t len)
-{
-	const unsigned char *s = in;
-	size_t i;
-
-	for (i = 0; i < len && i < size - 1; i++)
-		out[i] = s[i] >= 0x20 && s[i] < 0x7f ? (char)s[i] : '?';
-	out[i] = '\0';
-}
-
-int
-idx_intact(struct attindex *h, struct pa_err *err)
-{
-	struct stat st;
-	off_t seen;
-	int fd;
-
-	/* What was seen before this fstat() is what it may not be under. */
-	seen = atomic_load(&h->size_seen);
-	if (!atomic_load(&h->damaged) &&
-	    mdb_env_get_fd(h->env, &fd) == 0 && fstat(fd, &st) == 0) {
-		if (st.st_size < seen)
-			atomic_store(&h->damaged, 1);
-		while (st.st_size > seen && !atomic_compare_exchange_weak(
-		    &h->size_seen, &seen, st.st_size))
-			;
-	}
-	if (!atomic_load(&h->damaged))
-		return 0;
-	pa_err_set(err, "index at %s is damaged: its file is shorter than "
-	    "the pages it holds (cut by something else?); remove it and run "
-	    "patchattest index", h->path);
-	return PA_ERROR;
-}
-
-int
-attindex_damaged(struct attindex *h)
-{
-	return h != NULL && atomic_load(&h->damaged);
-}
-
-void
-idx_watch(struct attindex *h)
-{
-	MDB_envinfo info;
-
-	if (mdb_env_info(h->env, &info) != 0)
-		return;
-	if (h->guard != NULL)
-		mapguard_move(h->guard, info.me_mapaddr, info.me_mapsize);
-	else
-		(void)mapguard_add(&h->guard, info.me_mapaddr,
-		    info.me_mapsize, &h->damaged);
-}
 
 static int
 wbegin(struct attindex *h, struct pa_err *err)
@@ -284,22 +161,6 @@ wapply(struct attindex *h, int op, const void *p, size_t len,
 		    "(commit more often): %s", h->path, IDX_JOURNAL_MAX >> 20,
 		    pa_strerror(rc));
 		return rc;
-	}
-	return 0;
-}
-
-int
-wcheck(struct attindex *h, struct pa_err *err)
-{
-	if (!h->intxn) {
-		pa_err_set(err, "index at %s: no write transaction is open",
-		    h->path);
-		return PA_ERROR;
-	}
-	if (h->wfailed || h->wtxn == NULL) {
-		pa_err_set(err, "index at %s: an earlier write in this "
-		    "transaction failed; abort it", h->path);
-		return PA_ERROR;
 	}
 	return 0;
 }

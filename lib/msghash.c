@@ -236,7 +236,6 @@ add_entry(struct msghash *h, const unsigned char i[32],
     const unsigned char m[32], const unsigned char p[32], unsigned origin)
 {
 	struct msghash_entry *e;
-	char hex[DIGEST_HEXLEN + 1];
 	size_t k;
 
 	for (k = 0; k < h->n; k++) {
@@ -252,15 +251,24 @@ add_entry(struct msghash *h, const unsigned char i[32],
 	memcpy(e->m, m, 32);
 	memcpy(e->p, p, 32);
 	e->origin = origin;
-	digest_hex(hex, i);
-	memcpy(e->attid, hex, 8);
-	e->attid[8] = '-';
-	digest_hex(hex, m);
-	memcpy(e->attid + 9, hex, 8);
-	e->attid[17] = '-';
-	digest_hex(hex, p);
-	memcpy(e->attid + 18, hex, 8);
-	e->attid[26] = '\0';
+	msghash_attid(e->attid, i, m, p);
+}
+
+void
+msghash_attid(char out[MSGHASH_ATTID_LEN + 1], const unsigned char *i,
+    const unsigned char *m, const unsigned char *p)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *part[3] = { i, m, p };
+	size_t k, j;
+
+	for (k = 0; k < 3; k++) {
+		for (j = 0; j < 4; j++) {
+			*out++ = hex[part[k][j] >> 4];
+			*out++ = hex[part[k][j] & 0xf];
+		}
+		*out++ = k < 2 ? '-' : '\0';
+	}
 }
 
 /*

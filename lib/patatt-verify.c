@@ -2,11 +2,13 @@
  * patatt-verify.c - the verdict on one signature for one reading of the
  * body (patatt.md 3 and 6, step 3), in patatt's order: h= signs From and
  * Subject, bh= matches, b= is there, then the digest D and the signature
- * over it with the key patatt.c found.
+ * over it with the key patatt.c found; and the way a signature's result
+ * and texts are written, which patatt.c shares.
  */
 #include "config.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -31,6 +33,30 @@ static int	 verify_gnupg(struct patatt *, struct patatt_check *,
 		    struct pa_err *);
 static int	 verify_keyfile(struct patatt *, struct patatt_check *,
 		    const unsigned char [DIGEST_LEN], struct patatt_sig *);
+
+void
+patatt_set(struct patatt_sig *s, enum patatt_result r, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->result = r;
+	va_start(ap, fmt);
+	vsnprintf(s->detail, sizeof(s->detail), fmt, ap);
+	va_end(ap);
+}
+
+void
+patatt_copy(char *out, size_t size, const char *s, size_t len)
+{
+	const char *nul = memchr(s, '\0', len);
+
+	if (nul)
+		len = (size_t)(nul - s);
+	if (len >= size)
+		len = size - 1;
+	memcpy(out, s, len);
+	out[len] = '\0';
+}
 
 /*
  * decode_sig - b= as patatt reads it: the canonical value after its last

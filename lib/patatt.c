@@ -21,7 +21,6 @@
  */
 #include "config.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,30 +84,6 @@ static int	 signer(struct patatt *, struct patatt_check *,
 		    struct patatt_sig *);
 static int	 judge(struct patatt *, size_t, struct patatt_sig *,
 		    struct pa_err *);
-
-void
-patatt_set(struct patatt_sig *s, enum patatt_result r, const char *fmt, ...)
-{
-	va_list ap;
-
-	s->result = r;
-	va_start(ap, fmt);
-	vsnprintf(s->detail, sizeof(s->detail), fmt, ap);
-	va_end(ap);
-}
-
-void
-patatt_copy(char *out, size_t size, const char *s, size_t len)
-{
-	const char *nul = memchr(s, '\0', len);
-
-	if (nul)
-		len = (size_t)(nul - s);
-	if (len >= size)
-		len = size - 1;
-	memcpy(out, s, len);
-	out[len] = '\0';
-}
 
 const char *
 patatt_result_name(enum patatt_result r)

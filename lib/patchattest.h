@@ -145,6 +145,13 @@ void	msghash_release(struct msghash *h);
 int	msghash_compute(struct msghash *h, const struct mailmsg *,
 	    unsigned flags, struct pa_err *err);
 
+/*
+ * msghash_attid - the attestation ID of the hashes i, m, p: their first
+ * four bytes each in lower-case hex, "i[:8]-m[:8]-p[:8]", terminated
+ */
+void	msghash_attid(char out[MSGHASH_ATTID_LEN + 1], const unsigned char *i,
+	    const unsigned char *m, const unsigned char *p);
+
 /* msghash_origin_name - "primary", or the origin bits as words, into buf */
 #define MSGHASH_ORIGIN_NAME_MAX	128
 const char	*msghash_origin_name(unsigned origin, char *buf, size_t len);
