@@ -1,5 +1,5 @@
 /*
- * main.c - patchattest [--version] [--help] COMMAND [ARGS]: dispatch to a
+ * main.c - patchattest [-V] [-h] COMMAND [ARGS]: dispatch to a
  * subcommand, and the helpers the subcommands share (option parsing from a
  * table, reading an input file whole, warnings).
  */
@@ -51,7 +51,8 @@ main(int argc, char **argv)
 		cli_stderr = stderr;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "--version") == 0) {
+		if (strcmp(argv[i], "--version") == 0 ||
+		    strcmp(argv[i], "-V") == 0) {
 			printf("%s %s\n", CLI_NAME, PACKAGE_VERSION);
 			return CLI_EXIT_OK;
 		}
@@ -96,8 +97,8 @@ main_usage(FILE *fp)
 {
 	size_t i;
 
-	fprintf(fp, "usage: %s [--version] [--help] COMMAND [ARGS]\n\n"
-	    "Commands:\n", CLI_NAME);
+	fprintf(fp, "usage: %s [-V | --version] [-h | --help] COMMAND "
+	    "[ARGS]\n\nCommands:\n", CLI_NAME);
 	for (i = 0; i < NCMDS; i++)
 		fprintf(fp, "  %-10s %s\n", cli_cmds[i]->name,
 		    cli_cmds[i]->summary);

@@ -204,6 +204,28 @@ ok $? "--help lists the commands"
 run --version
 is_rc 0 && grep -q '^patchattest [0-9]' "$tmp/out"
 ok $? "--version"
+run -V
+is_rc 0 && grep -q '^patchattest [0-9]' "$tmp/out" && same "$tmp/err" "$tmp/empty"
+ok $? "-V is --version"
+run -h
+is_rc 0 && grep -q '^usage: ' "$tmp/out" && same "$tmp/err" "$tmp/empty"
+ok $? "-h: the usage on stdout, exit 0"
+run --bogus
+is_rc 2 && same "$tmp/out" "$tmp/empty" && grep -q '^usage: ' "$tmp/err"
+ok $? "unknown main option: exit 2, the usage on stderr"
+for c in hash attest index check; do
+	run "$c" --help
+	is_rc 0 && grep -q "^usage: patchattest $c " "$tmp/out" &&
+	    same "$tmp/err" "$tmp/empty"
+	ok $? "$c --help: stdout, exit 0"
+	run "$c" --bogus
+	is_rc 2 && same "$tmp/out" "$tmp/empty" &&
+	    grep -q "^usage: patchattest $c " "$tmp/err"
+	ok $? "$c --bogus: the usage on stderr, exit 2"
+done
+run index stray
+is_rc 2 && grep -q "^patchattest: index: unexpected operand 'stray'" "$tmp/err"
+ok $? "index with an operand: says which, exit 2"
 run frobnicate
 is_rc 2 && grep -q "unknown command 'frobnicate'" "$tmp/err"
 ok $? "unknown command: exit 2"
