@@ -22,7 +22,7 @@
 
 #define CLI_NAME		"patchattest"
 
-/* The most bytes read from one input file (or standard input). */
+/* The most bytes read from one input (64 MiB, as the manual says). */
 #define CLI_MAX_INPUT		(64 * 1024 * 1024)
 
 #define CLI_EXIT_OK		0
@@ -83,9 +83,10 @@ void	cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * cli_read_file - the whole of path ("-": standard input) into sb,
- * replacing its contents; at most sb->max bytes.  Returns 0, PA_ETOOBIG
- * when the input is larger, PA_ENOMEM, or PA_ERROR; on failure err holds
- * the reason (not the path).
+ * replacing its contents; at most sb->max bytes, a whole number of MiB
+ * (the message names it so).  Returns 0, PA_ETOOBIG when the input is
+ * larger, PA_ENOMEM, or PA_ERROR; on failure err holds the reason (not
+ * the path).
  */
 int	cli_read_file(struct sbuf *sb, const char *path, struct pa_err *err);
 

@@ -26,6 +26,7 @@ static const struct cli_opt *cli_find_opt(const struct cli_opt *,
 		    const char *, size_t);
 static void	cli_help(const struct cli_cmd *);
 static void	main_usage(FILE *);
+static int	too_big(const struct sbuf *, struct pa_err *);
 static int	read_fd(struct sbuf *, int, struct pa_err *);
 
 /* The subcommands, in the order --help lists them. */
@@ -223,6 +224,15 @@ cli_parse(const struct cli_cmd *cmd, int argc, char **argv)
 	return n;
 }
 
+/* too_big - PA_ETOOBIG, err naming the limit as the manual gives it */
+static int
+too_big(const struct sbuf *sb, struct pa_err *err)
+{
+	snprintf(err->msg, sizeof(err->msg),
+	    "larger than the input limit of %zu MiB", sb->max >> 20);
+	return PA_ETOOBIG;
+}
+
 /* read_fd - the rest of fd appended to sb, failing past sb->max bytes */
 static int
 read_fd(struct sbuf *sb, int fd, struct pa_err *err)
@@ -230,8 +240,7 @@ read_fd(struct sbuf *sb, int fd, struct pa_err *err)
 	int rc;
 
 	if ((rc = sbuf_read_fd(sb, fd)) == PA_ETOOBIG)
-		snprintf(err->msg, sizeof(err->msg),
-		    "larger than the limit of %zu bytes", sb->max);
+		too_big(sb, err);
 	else if (rc == PA_ERROR)
 		snprintf(err->msg, sizeof(err->msg), "%s", strerror(errno));
 	else if (rc != 0)
@@ -254,11 +263,9 @@ cli_read_file(struct sbuf *sb, const char *path, struct pa_err *err)
 	}
 	/* Refuse a regular file over the cap before reading any of it. */
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (unsigned long long)st.st_size > sb->max) {
-		snprintf(err->msg, sizeof(err->msg),
-		    "larger than the limit of %zu bytes", sb->max);
-		rc = PA_ETOOBIG;
-	} else
+	    (unsigned long long)st.st_size > sb->max)
+		rc = too_big(sb, err);
+	else
 		rc = read_fd(sb, fd, err);
 	close(fd);
 	return rc;

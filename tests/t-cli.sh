@@ -74,6 +74,9 @@ cat >"$tmp/article" <<'EOT'
 EOT
 cols002="2a02abe0-215cf3f1-2acb5798${tab}2a02abe02216f626105622aee2f26ab10c155b6442e23441d90fc5fe4071b86e${tab}215cf3f133478917ad147a6eda1010a9c4bba1846e7dd35295e9a0081559e9b0${tab}2acb5798c366f97501f8feacb873327bac161951ce83e90f04bbcde32e993865"
 : >"$tmp/empty"
+# check's configuration: an index of its own, no archive, no keys
+mkdir -m 700 "$tmp/gnupg"
+printf 'IndexPath %s\nGnuPGHome %s\n' "$tmp/index" "$tmp/gnupg" >"$tmp/pa.conf"
 
 # Seed 002: the attestation block LWN published.
 run hash "$s002"
@@ -117,12 +120,22 @@ ok $? "directory: exit 2"
 # Over the size cap: a sparse file, and standard input.
 dd if=/dev/zero of="$tmp/big" bs=1 count=0 seek=67108865 2>/dev/null
 run hash "$tmp/big"
-is_rc 2 && grep -q "^patchattest: $tmp/big: .*limit" "$tmp/err"
-ok $? "file over 64 MiB: exit 2, named"
+echo "patchattest: $tmp/big: larger than the input limit of 64 MiB" >"$tmp/want"
+is_rc 2 && same "$tmp/err" "$tmp/want"
+ok $? "file over 64 MiB: exit 2, the file and the limit named"
 head -c 67108865 /dev/zero | "$PATCHATTEST" hash - >"$tmp/out" 2>"$tmp/err"
 rc=$?
-is_rc 2 && grep -q "^patchattest: -: .*limit" "$tmp/err"
-ok $? "standard input over 64 MiB: exit 2"
+echo "patchattest: -: larger than the input limit of 64 MiB" >"$tmp/want"
+is_rc 2 && same "$tmp/err" "$tmp/want"
+ok $? "standard input over 64 MiB: exit 2, the limit named"
+head -c 67108864 /dev/zero >"$tmp/cap"
+run hash "$tmp/cap"
+is_rc 1 && ! grep -q limit "$tmp/err"
+ok $? "a file of exactly 64 MiB is read"
+run check -c "$tmp/pa.conf" "$tmp/big"
+echo "patchattest: $tmp/big: larger than the input limit of 64 MiB" >"$tmp/want"
+is_rc 2 && same "$tmp/err" "$tmp/want"
+ok $? "check: a file over 64 MiB, the file and the limit named"
 
 # Standard input.
 "$PATCHATTEST" hash - <"$s002" >"$tmp/out" 2>"$tmp/err"
