@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "mbox.h"
 #include "patchattest.h"
 #include "sbuf.h"
 
@@ -89,6 +90,40 @@ void	cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * the path).
  */
 int	cli_read_file(struct sbuf *sb, const char *path, struct pa_err *err);
+
+/*
+ * struct cli_input - the messages of FILE operands, one FILE at a time:
+ * the file as one message named FILE, or, read as an mbox, each of its
+ * messages named FILE:N.
+ *
+ * cli_input_init() once (mbox: read every FILE as an mbox), then for each
+ * FILE cli_input_open() and cli_input_next() until it returns 0, and
+ * cli_input_release() at the end.  The messages point into in->file and
+ * stay valid until the next cli_input_open().
+ */
+struct cli_input {
+	int		 mbox;
+	struct sbuf	 file;		/* the FILE, whole */
+	struct sbuf	 name;		/* the current message's name */
+	const char	*path;
+	struct mbox	 mb;
+	size_t		 n;		/* messages handed out of this FILE */
+};
+
+void	cli_input_init(struct cli_input *in, int mbox);
+void	cli_input_release(struct cli_input *in);
+
+/*
+ * cli_input_open - read path ("-": standard input).  CLI_EXIT_OK, or
+ * CLI_EXIT_ERROR after saying why on stderr: unreadable, over
+ * CLI_MAX_INPUT, with mbox not an mbox (empty, or no "From " line at the
+ * start), without it an mbox of several mails (read whole, it would give
+ * one false result).
+ */
+int	cli_input_open(struct cli_input *in, const char *path);
+
+/* cli_input_next - 1 with the next message in *msg, *len, in->name; or 0 */
+int	cli_input_next(struct cli_input *in, const char **msg, size_t *len);
 
 /* The subcommands; each lives in cmd-NAME.c with its struct cli_cmd. */
 extern const struct cli_cmd cli_cmd_attest;

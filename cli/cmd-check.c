@@ -15,19 +15,22 @@
 
 static const char *check_conf;
 static int check_header;
+static int check_mbox;
 
 static const struct cli_opt check_opts[] = {
 	{ "config", 'c', NULL, &check_conf, "FILE",
 	    "configuration file (default " PA_CONFIG_FILE ")" },
 	{ "header", 0, &check_header, NULL, NULL,
 	    "print the X-Patch-Attested header the milter would add" },
+	{ "mbox", 0, &check_mbox, NULL, NULL,
+	    "each FILE is an mbox; its messages are named FILE:N" },
 	{ NULL, 0, NULL, NULL, NULL, NULL }
 };
 
 const struct cli_cmd cli_cmd_check = {
 	.name = "check",
 	.run = cmd_check,
-	.synopsis = "[-c FILE] [--header] FILE...",
+	.synopsis = "[-c FILE] [--header] [--mbox] FILE...",
 	.summary = "check patch mails against the attestation index",
 	.about =
 	    "Print one line per message: its name, the verdict, the attestation\n"
@@ -37,20 +40,16 @@ const struct cli_cmd cli_cmd_check = {
 	.opts = check_opts,
 };
 
+/* check_one - the verdict on one message, printed; its CLI_EXIT_* */
 static int
-check_one(struct decider *dc, struct mailmsg *m, struct sbuf *file,
-    struct attindex *ix, const char *name)
+check_one(struct decider *dc, struct mailmsg *m, struct attindex *ix,
+    const char *name, const char *data, size_t len)
 {
 	struct decision d;
 	struct sbuf hdr;
-	struct pa_err err;
 	int rc;
 
-	if ((rc = cli_read_file(file, name, &err)) != 0) {
-		cli_warn("%s: %s", name, err.msg);
-		return CLI_EXIT_ERROR;
-	}
-	if ((rc = mailmsg_parse(m, file->buf, file->len)) != 0) {
+	if ((rc = mailmsg_parse(m, data, len)) != 0) {
 		cli_warn("%s: %s", name, pa_strerror(rc));
 		return CLI_EXIT_ERROR;
 	}
@@ -89,6 +88,23 @@ check_one(struct decider *dc, struct mailmsg *m, struct sbuf *file,
 	return d.result == VERDICT_PASS ? CLI_EXIT_OK : CLI_EXIT_NOTPATCH;
 }
 
+/* check_input - every message of one FILE operand; the worst CLI_EXIT_* */
+static int
+check_input(struct decider *dc, struct mailmsg *m, struct attindex *ix,
+    struct cli_input *in, const char *path)
+{
+	const char *msg;
+	size_t len;
+	int rc, status;
+
+	if ((status = cli_input_open(in, path)) != 0)
+		return status;
+	while (cli_input_next(in, &msg, &len))
+		if ((rc = check_one(dc, m, ix, in->name.buf, msg, len)) > status)
+			status = rc;
+	return status;
+}
+
 int
 cmd_check(int argc, char **argv)
 {
@@ -96,7 +112,7 @@ cmd_check(int argc, char **argv)
 	struct attindex *ix = NULL;
 	struct decider *dc = NULL;
 	struct mailmsg *m = NULL;
-	struct sbuf file;
+	struct cli_input in;
 	struct pa_err err;
 	int i, n, rc, status = CLI_EXIT_OK;
 
@@ -108,7 +124,7 @@ cmd_check(int argc, char **argv)
 		return CLI_EXIT_ERROR;
 	}
 	config_init(&cfg);
-	sbuf_init(&file, CLI_MAX_INPUT);
+	cli_input_init(&in, check_mbox);
 	if (cli_load_config(&cfg, check_conf) != 0) {
 		status = CLI_EXIT_ERROR;
 		goto out;
@@ -130,16 +146,14 @@ cmd_check(int argc, char **argv)
 		status = CLI_EXIT_ERROR;
 		goto out;
 	}
-	for (i = 1; i <= n; i++) {
-		rc = check_one(dc, m, &file, ix, argv[i]);
-		if (rc > status)
+	for (i = 1; i <= n; i++)
+		if ((rc = check_input(dc, m, ix, &in, argv[i])) > status)
 			status = rc;
-	}
 out:
 	mailmsg_free(m);
 	decider_free(dc);
 	attindex_close(ix);
-	sbuf_release(&file);
+	cli_input_release(&in);
 	config_release(&cfg);
 	return status;
 }

@@ -10,7 +10,6 @@
 
 #include "cli.h"
 #include "digest.h"
-#include "mbox.h"
 
 struct hash_run {
 	int		 tsv;
@@ -18,8 +17,7 @@ struct hash_run {
 	int		 mbox;
 	struct mailmsg	*msg;		/* reused for every message */
 	struct msghash	 hash;		/* likewise */
-	struct sbuf	 file;		/* the current input, whole */
-	struct sbuf	 name;		/* the current message's name */
+	struct cli_input in;		/* the current FILE and message name */
 	int		 status;	/* worst CLI_EXIT_* so far */
 };
 
@@ -76,7 +74,7 @@ hash_entry(const struct msghash_entry *e)
 	digest_hex(m, e->m);
 	digest_hex(p, e->p);
 	if (run.tsv) {
-		printf("%s\t%s\t%s\t%s\t%s", run.name.buf, e->attid, i, m, p);
+		printf("%s\t%s\t%s\t%s\t%s", run.in.name.buf, e->attid, i, m, p);
 		if (origin != NULL)
 			printf("\t%s", origin);
 		putchar('\n');
@@ -104,20 +102,20 @@ hash_message(const char *data, size_t len)
 	case 0:
 		break;
 	case PA_ENOPATCH:
-		cli_warn("%s: no patch", run.name.buf);
+		cli_warn("%s: no patch", run.in.name.buf);
 		hash_status(CLI_EXIT_NOTPATCH);
 		return;
 	case PA_ENOMEM:
 	case PA_ETOOBIG:
 	case PA_ERROR:
 		/* Our failure, not a property of the message. */
-		cli_warn("%s: %s", run.name.buf,
+		cli_warn("%s: %s", run.in.name.buf,
 		    err.msg[0] ? err.msg : pa_strerror(rc));
 		hash_status(CLI_EXIT_ERROR);
 		return;
 	default:
 		/* PA_EMAILINFO and the like: no attestation for it. */
-		cli_warn("%s: %s", run.name.buf,
+		cli_warn("%s: %s", run.in.name.buf,
 		    err.msg[0] ? err.msg : pa_strerror(rc));
 		hash_status(CLI_EXIT_NOTPATCH);
 		return;
@@ -130,29 +128,16 @@ hash_message(const char *data, size_t len)
 static void
 hash_input(const char *path)
 {
-	struct pa_err err;
-	struct mbox mb;
 	const char *msg;
-	size_t len, n;
+	size_t len;
 	int rc;
 
-	if ((rc = cli_read_file(&run.file, path, &err)) != 0) {
-		cli_warn("%s: %s", path, err.msg);
-		hash_status(CLI_EXIT_ERROR);
+	if ((rc = cli_input_open(&run.in, path)) != 0) {
+		hash_status(rc);
 		return;
 	}
-	if (!run.mbox) {
-		sbuf_reset(&run.name);
-		sbuf_addstr(&run.name, path);
-		hash_message(run.file.buf, run.file.len);
-		return;
-	}
-	mbox_init(&mb, run.file.buf, run.file.len);
-	for (n = 1; mbox_next(&mb, &msg, &len); n++) {
-		sbuf_reset(&run.name);
-		sbuf_addf(&run.name, "%s:%zu", path, n);
+	while (cli_input_next(&run.in, &msg, &len))
 		hash_message(msg, len);
-	}
 }
 
 int
@@ -167,8 +152,7 @@ cmd_hash(int argc, char **argv)
 		cli_usage(&cli_cmd_hash, cli_stderr);
 		return CLI_EXIT_ERROR;
 	}
-	sbuf_init(&run.file, CLI_MAX_INPUT);
-	sbuf_init(&run.name, SBUF_NOMAX);
+	cli_input_init(&run.in, run.mbox);
 	msghash_init(&run.hash);
 	if ((run.msg = mailmsg_new(CLI_MAX_INPUT)) == NULL) {
 		cli_warn("%s", pa_strerror(PA_ENOMEM));
@@ -178,8 +162,7 @@ cmd_hash(int argc, char **argv)
 		hash_input(argv[i]);
 	msghash_release(&run.hash);
 	mailmsg_free(run.msg);
-	sbuf_release(&run.file);
-	sbuf_release(&run.name);
+	cli_input_release(&run.in);
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		cli_warn("standard output: %s", strerror(errno));
 		return CLI_EXIT_ERROR;

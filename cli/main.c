@@ -1,7 +1,7 @@
 /*
  * main.c - patchattest [-V] [-h] COMMAND [ARGS]: dispatch to a
  * subcommand, and the helpers the subcommands share (option parsing from a
- * table, reading an input file whole, warnings).
+ * table, reading an input file whole and walking its messages, warnings).
  */
 #include "config.h"
 
@@ -28,6 +28,9 @@ static void	cli_help(const struct cli_cmd *);
 static void	main_usage(FILE *);
 static int	too_big(const struct sbuf *, struct pa_err *);
 static int	read_fd(struct sbuf *, int, struct pa_err *);
+static int	is_mbox(const char *, size_t);
+static int	is_field(const char *, size_t);
+static size_t	mail_count(const char *, size_t);
 
 /* The subcommands, in the order --help lists them. */
 static const struct cli_cmd *const cli_cmds[] = {
@@ -269,6 +272,115 @@ cli_read_file(struct sbuf *sb, const char *path, struct pa_err *err)
 		rc = read_fd(sb, fd, err);
 	close(fd);
 	return rc;
+}
+
+/* is_mbox - does data start as an mbox does, with a "From " line? */
+static int
+is_mbox(const char *data, size_t len)
+{
+	return len >= 5 && memcmp(data, "From ", 5) == 0;
+}
+
+/* is_field - does the text start with a header field's "Name:"? */
+static int
+is_field(const char *s, size_t len)
+{
+	size_t k;
+
+	for (k = 0; k < len && s[k] > ' ' && s[k] < 0x7f && s[k] != ':'; k++)
+		;
+	return k > 0 && k < len && s[k] == ':';
+}
+
+/*
+ * mail_count - how many mails data holds: 1 unless it starts as an mbox
+ * does, then its messages that open with a header field (a commit message
+ * may have a line of its own starting with "From ", which git format-patch
+ * writes unescaped)
+ */
+static size_t
+mail_count(const char *data, size_t len)
+{
+	struct mbox mb;
+	const char *msg;
+	size_t n = 0, mlen;
+
+	if (!is_mbox(data, len))
+		return 1;
+	mbox_init(&mb, data, len);
+	while (mbox_next(&mb, &msg, &mlen))
+		n += is_field(msg, mlen);
+	return n;
+}
+
+void
+cli_input_init(struct cli_input *in, int mbox)
+{
+	in->mbox = mbox;
+	sbuf_init(&in->file, CLI_MAX_INPUT);
+	sbuf_init(&in->name, SBUF_NOMAX);
+	in->path = NULL;
+	in->n = 0;
+}
+
+void
+cli_input_release(struct cli_input *in)
+{
+	sbuf_release(&in->file);
+	sbuf_release(&in->name);
+}
+
+int
+cli_input_open(struct cli_input *in, const char *path)
+{
+	struct pa_err err;
+	size_t n;
+
+	in->path = path;
+	in->n = 0;
+	if (cli_read_file(&in->file, path, &err) != 0) {
+		cli_warn("%s: %s", path, err.msg);
+		return CLI_EXIT_ERROR;
+	}
+	if (in->mbox && in->file.len == 0) {
+		cli_warn("%s: not an mbox: the file is empty", path);
+		return CLI_EXIT_ERROR;
+	}
+	if (in->mbox && !is_mbox(in->file.buf, in->file.len)) {
+		/* Python's mailbox would skip to a "From " line in the body. */
+		cli_warn("%s: not an mbox: it does not begin with a \"From \" "
+		    "line", path);
+		return CLI_EXIT_ERROR;
+	}
+	if (in->mbox) {
+		mbox_init(&in->mb, in->file.buf, in->file.len);
+		return CLI_EXIT_OK;
+	}
+	/* Read as one message, an mbox of several would give a false result. */
+	if ((n = mail_count(in->file.buf, in->file.len)) > 1) {
+		cli_warn("%s: an mbox of %zu messages: give --mbox to read "
+		    "each of them", path, n);
+		return CLI_EXIT_ERROR;
+	}
+	return CLI_EXIT_OK;
+}
+
+int
+cli_input_next(struct cli_input *in, const char **msg, size_t *len)
+{
+	sbuf_reset(&in->name);
+	if (in->mbox) {
+		if (!mbox_next(&in->mb, msg, len))
+			return 0;
+		sbuf_addf(&in->name, "%s:%zu", in->path, ++in->n);
+		return 1;
+	}
+	if (in->n++ > 0)
+		return 0;
+	*msg = in->file.buf;
+	*len = in->file.len;
+	sbuf_addstr(&in->name, in->path);
+	return 1;
 }
 
 int

@@ -200,6 +200,72 @@ rc=$?
 is_rc 0 && same "$tmp/out" "$tmp/article"
 ok $? "--mbox -: an mbox on standard input"
 
+# --mbox on what is not an mbox: said, and an error.
+run hash --mbox "$s002"
+echo "patchattest: $s002: not an mbox: it does not begin with a \"From \" line" \
+    >"$tmp/want"
+is_rc 2 && same "$tmp/out" "$tmp/empty" && same "$tmp/err" "$tmp/want"
+ok $? "hash --mbox on a mail file: not an mbox, exit 2"
+run hash --mbox /dev/null
+echo "patchattest: /dev/null: not an mbox: the file is empty" >"$tmp/want"
+is_rc 2 && same "$tmp/out" "$tmp/empty" && same "$tmp/err" "$tmp/want"
+ok $? "hash --mbox /dev/null: not an mbox, exit 2"
+printf '\177ELF\002\001\001\000\000\000From \000\n' >"$tmp/binary"
+run hash --mbox "$tmp/binary" "$m"
+is_rc 2 && grep -q "^patchattest: $tmp/binary: not an mbox" "$tmp/err" &&
+    [ "$(grep -c . "$tmp/out")" -eq 24 ]
+ok $? "hash --mbox on a binary file: not an mbox, the next FILE still read"
+
+# Several mails in one file are not hashed as one; a single mail with
+# git format-patch's "From " line is.
+run hash "$m"
+echo "patchattest: $m: an mbox of 7 messages: give --mbox to read each of them" \
+    >"$tmp/want"
+is_rc 2 && same "$tmp/out" "$tmp/empty" && same "$tmp/err" "$tmp/want"
+ok $? "hash on an mbox of 7 mails without --mbox: refused, exit 2"
+{ echo "From 5c8a4d1e Mon Sep 17 00:00:00 2001"; cat "$s002"; } >"$tmp/one.mbox"
+run hash "$tmp/one.mbox"
+is_rc 0 && same "$tmp/out" "$tmp/article"
+ok $? "hash on one mail with a leading From line"
+
+# check reads an mbox with --mbox, names its messages FILE:N.
+run check -c "$tmp/pa.conf" --mbox "$m"
+cut -f 1-3 "$tmp/out" >"$tmp/got"
+cat >"$tmp/want" <<EOT
+$m:1${tab}-${tab}-
+$m:2${tab}none${tab}2a02abe0-215cf3f1-2acb5798
+$m:3${tab}none${tab}75937bcc-99055a61-86ed600d
+$m:4${tab}none${tab}df75a2bb-112978df-c45ac766
+$m:5${tab}none${tab}d708fe17-8d3777c2-6ae8636e
+$m:6${tab}none${tab}5e5e2104-22c94ea8-26c8ab2f
+$m:7${tab}none${tab}3bcaf54a-abe4870f-92b040cb
+EOT
+is_rc 1 && same "$tmp/got" "$tmp/want"
+ok $? "check --mbox: one line per message, named PATH:N"
+run check -c "$tmp/pa.conf" "$m"
+echo "patchattest: $m: an mbox of 7 messages: give --mbox to read each of them" \
+    >"$tmp/want"
+is_rc 2 && same "$tmp/out" "$tmp/empty" && same "$tmp/err" "$tmp/want"
+ok $? "check on an mbox of 7 mails without --mbox: no false verdict, exit 2"
+run check -c "$tmp/pa.conf" "$tmp/one.mbox"
+printf '%s\tnone\t2a02abe0-215cf3f1-2acb5798\n' "$tmp/one.mbox" >"$tmp/want"
+cut -f 1-3 "$tmp/out" >"$tmp/got"
+is_rc 1 && same "$tmp/got" "$tmp/want"
+ok $? "check on one mail with a leading From line: one message"
+# A commit message may hold a line starting "From " (format-patch leaves
+# it unescaped): still one mail.
+sed '/^Add a table to document/a\
+From the table, READ_IMPLIES_EXEC follows.' "$tmp/one.mbox" >"$tmp/inbody.mbox"
+run check -c "$tmp/pa.conf" "$tmp/inbody.mbox"
+cut -f 1 "$tmp/out" >"$tmp/got"
+echo "$tmp/inbody.mbox" >"$tmp/want"
+grep -q '^From the table' "$tmp/inbody.mbox" && is_rc 1 &&
+    same "$tmp/got" "$tmp/want"
+ok $? "check on one mail with a From line in its commit message: one message"
+run check -c "$tmp/pa.conf" --mbox "$s002"
+is_rc 2 && grep -q "^patchattest: $s002: not an mbox" "$tmp/err"
+ok $? "check --mbox on a mail file: not an mbox, exit 2"
+
 # Usage.
 run hash --bogus "$s002"
 is_rc 2 && same "$tmp/out" "$tmp/empty" && grep -q '^usage: ' "$tmp/err"
