@@ -137,6 +137,15 @@ int	cmd_hash(int argc, char **argv);
 int	cmd_index(int argc, char **argv);
 
 /*
+ * cli_hash - data parsed as one mail into m, its hashes into h
+ * (msghash_compute() with flags).  Returns 0 or its PA_E* code with err
+ * saying why; a mail of nothing but blanks is PA_ENOPATCH ("no patch", the
+ * words check uses), not git mailinfo's "empty patch".
+ */
+int	cli_hash(struct msghash *h, struct mailmsg *m, const char *data,
+	    size_t len, unsigned flags, struct pa_err *err);
+
+/*
  * cli_load_config - the configuration file path (NULL: the default one)
  * into cfg; problems are reported on stderr.  Returns 0 or
  * CLI_EXIT_ERROR.

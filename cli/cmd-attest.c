@@ -154,8 +154,7 @@ cmd_attest(int argc, char **argv)
 			status = CLI_EXIT_ERROR;
 			continue;
 		}
-		if ((rc = mailmsg_parse(m, file.buf, file.len)) == 0)
-			rc = msghash_compute(&h, m, 0, &err);
+		rc = cli_hash(&h, m, file.buf, file.len, 0, &err);
 		if (rc == 0 && n < ATTEST_MAX_PATCHES)
 			entries[n++] = h.entry[0];
 		else if (rc == 0) {
@@ -163,8 +162,7 @@ cmd_attest(int argc, char **argv)
 			    argv[i], ATTEST_MAX_PATCHES);
 			status = CLI_EXIT_ERROR;
 		} else if (!cover_subject(m, &cover))
-			cli_warn("%s: %s", argv[i], rc == PA_ENOPATCH ?
-			    "no patch" : err.msg);
+			cli_warn("%s: %s", argv[i], err.msg);
 	}
 	if (m == NULL)
 		cli_warn("%s", pa_strerror(PA_ENOMEM));

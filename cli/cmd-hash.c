@@ -94,29 +94,20 @@ hash_message(const char *data, size_t len)
 	size_t k;
 	int rc;
 
-	err.msg[0] = '\0';
-	if ((rc = mailmsg_parse(run.msg, data, len)) == 0)
-		rc = msghash_compute(h, run.msg,
-		    run.variants ? MSGHASH_VARIANTS : 0, &err);
-	switch (rc) {
+	switch ((rc = cli_hash(h, run.msg, data, len,
+	    run.variants ? MSGHASH_VARIANTS : 0, &err))) {
 	case 0:
 		break;
-	case PA_ENOPATCH:
-		cli_warn("%s: no patch", run.in.name.buf);
-		hash_status(CLI_EXIT_NOTPATCH);
-		return;
 	case PA_ENOMEM:
 	case PA_ETOOBIG:
 	case PA_ERROR:
 		/* Our failure, not a property of the message. */
-		cli_warn("%s: %s", run.in.name.buf,
-		    err.msg[0] ? err.msg : pa_strerror(rc));
+		cli_warn("%s: %s", run.in.name.buf, err.msg);
 		hash_status(CLI_EXIT_ERROR);
 		return;
 	default:
-		/* PA_EMAILINFO and the like: no attestation for it. */
-		cli_warn("%s: %s", run.in.name.buf,
-		    err.msg[0] ? err.msg : pa_strerror(rc));
+		/* No patch, PA_EMAILINFO and the like: no attestation. */
+		cli_warn("%s: %s", run.in.name.buf, err.msg);
 		hash_status(CLI_EXIT_NOTPATCH);
 		return;
 	}

@@ -31,6 +31,7 @@ static int	read_fd(struct sbuf *, int, struct pa_err *);
 static int	is_mbox(const char *, size_t);
 static int	is_field(const char *, size_t);
 static size_t	mail_count(const char *, size_t);
+static int	is_blank(const char *, size_t);
 
 /* The subcommands, in the order --help lists them. */
 static const struct cli_cmd *const cli_cmds[] = {
@@ -381,6 +382,37 @@ cli_input_next(struct cli_input *in, const char **msg, size_t *len)
 	*len = in->file.len;
 	sbuf_addstr(&in->name, in->path);
 	return 1;
+}
+
+/* is_blank - nothing but the blanks git mailinfo skips before a mail */
+static int
+is_blank(const char *s, size_t len)
+{
+	size_t k;
+
+	for (k = 0; k < len; k++)
+		if (s[k] != ' ' && s[k] != '\t' && s[k] != '\n' && s[k] != '\r')
+			return 0;
+	return 1;
+}
+
+int
+cli_hash(struct msghash *h, struct mailmsg *m, const char *data, size_t len,
+    unsigned flags, struct pa_err *err)
+{
+	int rc;
+
+	err->msg[0] = '\0';
+	if ((rc = mailmsg_parse(m, data, len)) == 0)
+		rc = msghash_compute(h, m, flags, err);
+	/* git mailinfo calls it an empty patch; check says no patch. */
+	if (rc == PA_EMAILINFO && is_blank(data, len)) {
+		rc = PA_ENOPATCH;
+		err->msg[0] = '\0';
+	}
+	if (rc != 0 && err->msg[0] == '\0')
+		snprintf(err->msg, sizeof(err->msg), "%s", pa_strerror(rc));
+	return rc;
 }
 
 int

@@ -97,6 +97,23 @@ echo "patchattest: $cover: no patch" >"$tmp/want"
 same "$tmp/err" "$tmp/want"
 ok $? "cover letter: stderr names it"
 
+# Empty input: "no patch", the words check uses, not git's "empty patch".
+run hash /dev/null
+echo "patchattest: /dev/null: no patch" >"$tmp/want"
+is_rc 1 && same "$tmp/out" "$tmp/empty" && same "$tmp/err" "$tmp/want"
+ok $? "hash /dev/null: no patch, exit 1"
+printf ' \n\r\n\t\n' >"$tmp/blank"
+run hash "$tmp/blank"
+echo "patchattest: $tmp/blank: no patch" >"$tmp/want"
+is_rc 1 && same "$tmp/err" "$tmp/want"
+ok $? "hash on blank lines: no patch"
+run attest /dev/null
+is_rc 1 && grep -q "^patchattest: /dev/null: no patch$" "$tmp/err"
+ok $? "attest /dev/null: no patch"
+run check -c "$tmp/pa.conf" /dev/null
+is_rc 1 && grep -q "${tab}no patch, no signature" "$tmp/out"
+ok $? "check /dev/null: no patch (and no signature)"
+
 # A mix: the patch is still printed, the status says not all were patches.
 run hash "$cover" "$s002"
 is_rc 1
