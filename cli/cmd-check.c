@@ -16,6 +16,7 @@
 static const char *check_conf;
 static int check_header;
 static int check_mbox;
+static int check_names;		/* --header for more than one message */
 
 static const struct cli_opt check_opts[] = {
 	{ "config", 'c', NULL, &check_conf, "FILE",
@@ -35,7 +36,8 @@ const struct cli_cmd cli_cmd_check = {
 	.about =
 	    "Print one line per message: its name, the verdict, the attestation\n"
 	    "ID and the signer (or, with --header, the header the milter would\n"
-	    "add).  FILE \"-\" is standard input.  Exit status: 0 when every\n"
+	    "add, after a line \"==> NAME <==\" when there are several FILEs or\n"
+	    "--mbox).  FILE \"-\" is standard input.  Exit status: 0 when every\n"
 	    "message passes, 1 otherwise, 2 on errors.",
 	.opts = check_opts,
 };
@@ -53,6 +55,9 @@ check_one(struct decider *dc, struct mailmsg *m, struct attindex *ix,
 		cli_warn("%s: %s", name, pa_strerror(rc));
 		return CLI_EXIT_ERROR;
 	}
+	/* Folded, a header has no room for the name: it goes before. */
+	if (check_header && check_names)
+		printf("==> %s <==\n", name);
 	if (decide_begin(dc, m, time(NULL)) == PA_ENOPATCH) {
 		if (check_header)
 			printf("%s: no patch and no signature, no header\n",
@@ -125,6 +130,7 @@ cmd_check(int argc, char **argv)
 	}
 	config_init(&cfg);
 	cli_input_init(&in, check_mbox);
+	check_names = n > 1 || check_mbox;
 	if (cli_load_config(&cfg, check_conf) != 0) {
 		status = CLI_EXIT_ERROR;
 		goto out;

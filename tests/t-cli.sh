@@ -279,6 +279,32 @@ echo "$tmp/inbody.mbox" >"$tmp/want"
 grep -q '^From the table' "$tmp/inbody.mbox" && is_rc 1 &&
     same "$tmp/got" "$tmp/want"
 ok $? "check on one mail with a From line in its commit message: one message"
+# check --header: with several messages, a line naming each before it.
+run check -c "$tmp/pa.conf" --header "$s002"
+echo "X-Patch-Attested: none; attid=2a02abe0-215cf3f1-2acb5798" >"$tmp/want"
+is_rc 1 && same "$tmp/out" "$tmp/want"
+ok $? "check --header on one FILE: the header alone"
+run check -c "$tmp/pa.conf" --header "$cover" "$s002"
+cat >"$tmp/want" <<EOT
+==> $cover <==
+$cover: no patch and no signature, no header
+==> $s002 <==
+X-Patch-Attested: none; attid=2a02abe0-215cf3f1-2acb5798
+EOT
+is_rc 1 && same "$tmp/out" "$tmp/want"
+ok $? "check --header on two FILEs: each header after a line naming its FILE"
+run check -c "$tmp/pa.conf" --header --mbox "$tmp/one.mbox"
+cat >"$tmp/want" <<EOT
+==> $tmp/one.mbox:1 <==
+X-Patch-Attested: none; attid=2a02abe0-215cf3f1-2acb5798
+EOT
+is_rc 1 && same "$tmp/out" "$tmp/want"
+ok $? "check --header --mbox: named even for one message"
+run check -c "$tmp/pa.conf" --header --mbox "$m"
+is_rc 1 && [ "$(grep -c '^==> ' "$tmp/out")" -eq 7 ] &&
+    [ "$(sed -n 's/^==> \(.*\) <==$/\1/p' "$tmp/out" | tr '\n' ' ')" = \
+    "$m:1 $m:2 $m:3 $m:4 $m:5 $m:6 $m:7 " ]
+ok $? "check --header --mbox: the seven messages named in order"
 run check -c "$tmp/pa.conf" --mbox "$s002"
 is_rc 2 && grep -q "^patchattest: $s002: not an mbox" "$tmp/err"
 ok $? "check --mbox on a mail file: not an mbox, exit 2"
