@@ -5,11 +5,13 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "cli.h"
 #include "attindex.h"
 #include "decide.h"
+#include "hdrfmt.h"
 #include "paconfig.h"
 #include "pgp.h"
 
@@ -34,13 +36,54 @@ const struct cli_cmd cli_cmd_check = {
 	.synopsis = "[-c FILE] [--header] [--mbox] FILE...",
 	.summary = "check patch mails against the attestation index",
 	.about =
-	    "Print one line per message: its name, the verdict, the attestation\n"
-	    "ID and the signer (or, with --header, the header the milter would\n"
-	    "add, after a line \"==> NAME <==\" when there are several FILEs or\n"
-	    "--mbox).  FILE \"-\" is standard input.  Exit status: 0 when every\n"
-	    "message passes, 1 otherwise, 2 on errors.",
+	    "Print one line per message, tab-separated: its name, the verdict,\n"
+	    "the attestation ID, the signer, the reason and, for a mail with\n"
+	    "patatt signatures, each scheme's result (\"-\" for none).  With\n"
+	    "--header, the header the milter would add instead, after a line\n"
+	    "\"==> NAME <==\" when there are several FILEs or --mbox.  FILE \"-\"\n"
+	    "is standard input.  Exit status: 0 when every message passes, 1\n"
+	    "otherwise, 2 on errors.",
 	.opts = check_opts,
 };
+
+/* add_field - a tab and s, escaped (mail and keys wrote it), or "-" */
+static void
+add_field(struct sbuf *line, const char *s)
+{
+	sbuf_addch(line, '\t');
+	if (*s == '\0')
+		sbuf_addch(line, '-');
+	else
+		hdrfmt_escaped(line, s, strlen(s));
+}
+
+/*
+ * check_line - the plain line: name, verdict, attid, signer, reason, and
+ * with patatt signatures which scheme gave the verdict and each's result
+ */
+static void
+check_line(const char *name, const struct decision *d)
+{
+	struct sbuf line, schemes;
+
+	sbuf_init(&line, SBUF_NOMAX);
+	sbuf_init(&schemes, SBUF_NOMAX);
+	if (d->has_patatt)
+		sbuf_addf(&schemes, "scheme=%s",
+		    d->scheme == SCHEME_PATATT ? "patatt" : "v0.1");
+	if (d->has_patatt && d->has_patch)
+		sbuf_addf(&schemes, " v0.1=%s", verdict_name(d->v01));
+	if (d->has_patatt)
+		sbuf_addf(&schemes, " patatt=%s", verdict_name(d->patatt));
+	sbuf_addf(&line, "%s\t%s", name, verdict_name(d->result));
+	add_field(&line, d->attid);
+	add_field(&line, d->signer);
+	add_field(&line, d->reason);
+	add_field(&line, schemes.buf);
+	printf("%s\n", line.buf);
+	sbuf_release(&line);
+	sbuf_release(&schemes);
+}
 
 /* check_one - the verdict on one message, printed; its CLI_EXIT_* */
 static int
@@ -63,7 +106,8 @@ check_one(struct decider *dc, struct mailmsg *m, struct attindex *ix,
 			printf("%s: no patch and no signature, no header\n",
 			    name);
 		else
-			printf("%s\t-\t-\tno patch, no signature\n", name);
+			printf("%s\t-\t-\t-\tno patch, no signature\t-\n",
+			    name);
 		return CLI_EXIT_NOTPATCH;
 	}
 	/* Without an index nor an Archive, only signatures are judged. */
@@ -73,21 +117,8 @@ check_one(struct decider *dc, struct mailmsg *m, struct attindex *ix,
 		decision_header(&d, &hdr);
 		printf("X-Patch-Attested: %s\n", hdr.buf);
 		sbuf_release(&hdr);
-	} else if (d.has_patatt && d.has_patch)
-		/* Both schemes spoke: which gave the verdict, and each's. */
-		printf("%s\t%s\t%s\t%s\tscheme=%s v0.1=%s patatt=%s\n", name,
-		    verdict_name(d.result), d.attid[0] ? d.attid : "-",
-		    d.signer[0] ? d.signer : d.reason[0] ? d.reason : "-",
-		    d.scheme == SCHEME_PATATT ? "patatt" : "v0.1",
-		    verdict_name(d.v01), verdict_name(d.patatt));
-	else if (d.has_patatt)
-		printf("%s\t%s\t-\t%s\tscheme=patatt patatt=%s\n", name,
-		    verdict_name(d.result), d.signer[0] ? d.signer :
-		    d.reason[0] ? d.reason : "-", verdict_name(d.patatt));
-	else
-		printf("%s\t%s\t%s\t%s\n", name, verdict_name(d.result),
-		    d.attid[0] ? d.attid : "-", d.signer[0] ? d.signer :
-		    d.reason[0] ? d.reason : "-");
+	} else
+		check_line(name, &d);
 	if (d.result == VERDICT_TEMPERROR)
 		return CLI_EXIT_ERROR;
 	return d.result == VERDICT_PASS ? CLI_EXIT_OK : CLI_EXIT_NOTPATCH;

@@ -1,6 +1,8 @@
 #!/bin/sh
-# t-cli - "patchattest hash" through the built binary: output formats,
-# exit statuses and error messages.  TAP on stdout.
+# t-cli - the patchattest command through the built binary: output
+# formats, exit statuses and error messages of hash and check, the usage
+# of every command.  TAP on stdout.  The verdicts that need a signed
+# document are checked when gpg is installed.
 #
 # Environment: PATCHATTEST (the binary; make check exports it), srcdir
 # (the source tree, default ".").
@@ -17,7 +19,12 @@ if [ ! -x "$PATCHATTEST" ] || [ ! -f "$cover" ] || [ ! -f "$s002" ]; then
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-cli.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' 0
+cleanup()
+{
+	[ -d "$tmp/keys" ] && gpgconf --homedir "$tmp/keys" --kill all 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup 0
 trap 'exit 1' HUP INT TERM
 
 n=0
@@ -308,6 +315,68 @@ ok $? "check --header --mbox: the seven messages named in order"
 run check -c "$tmp/pa.conf" --mbox "$s002"
 is_rc 2 && grep -q "^patchattest: $s002: not an mbox" "$tmp/err"
 ok $? "check --mbox on a mail file: not an mbox, exit 2"
+
+# check's plain line: name, verdict, attid, signer, reason, schemes.
+run check -c "$tmp/pa.conf" "$s002"
+printf '%s\tnone\t2a02abe0-215cf3f1-2acb5798\t-\t-\t-\n' "$s002" >"$tmp/want"
+is_rc 1 && same "$tmp/out" "$tmp/want"
+ok $? "check: an unattested patch, six columns"
+run check -c "$tmp/pa.conf" "$cover"
+printf '%s\t-\t-\t-\tno patch, no signature\t-\n' "$cover" >"$tmp/want"
+is_rc 1 && same "$tmp/out" "$tmp/want"
+ok $? "check: no patch, the reason in the fifth column"
+# A patatt signature by a key nobody has: signer and reason both shown.
+sig="v=1; a=ed25519-sha256; t=1582607582; l=100; s=default; h=from:subject:date:message-id; bh=47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=; b=AAAA"
+{ echo "X-Developer-Signature: i=dev@example.org; $sig"; cat "$s002"; } \
+    >"$tmp/nokey.eml"
+run check -c "$tmp/pa.conf" "$tmp/nokey.eml"
+printf '%s\tnokey\t2a02abe0-215cf3f1-2acb5798\tdev@example.org\t%s\t%s\n' \
+    "$tmp/nokey.eml" "dev@example.org/default: no matching ed25519 key found" \
+    "scheme=patatt v0.1=none patatt=nokey" >"$tmp/want"
+is_rc 1 && same "$tmp/out" "$tmp/want"
+ok $? "check: nokey with the signer, the reason and each scheme's result"
+# The mail names its signer: what it holds is escaped, not sent to the
+# terminal nor into the next column.
+{ printf 'X-Developer-Signature: i=dev\033[2J\007@example.org; %s\n' "$sig"
+  cat "$s002"; } >"$tmp/esc.eml"
+run check -c "$tmp/pa.conf" "$tmp/esc.eml"
+cut -f 4 "$tmp/out" >"$tmp/got"
+printf '%s\n' 'dev\x1b[2J\x07@example.org' >"$tmp/want"
+is_rc 1 && same "$tmp/got" "$tmp/want" &&
+    awk -F "$tab" 'NF != 6 { exit 1 }' "$tmp/out"
+ok $? "check: control bytes of a signer escaped"
+
+# A signed document, a patch whose commit message was changed: fail,
+# and the plain line says why as --header does.
+if command -v gpg >/dev/null 2>&1 && command -v gpgconf >/dev/null 2>&1; then
+	mkdir -m 700 "$tmp/keys"
+	mkdir -p "$tmp/md/new" "$tmp/md/cur" "$tmp/md/tmp"
+	GNUPGHOME=$tmp/keys gpg --batch --quiet --passphrase '' \
+	    --quick-gen-key 'Alice Developer <alice@example.org>' ed25519 \
+	    sign never 2>/dev/null
+	printf 'GnuPGHome %s\n' "$tmp/keys" >"$tmp/sign.conf"
+	printf 'Archive %s\nIndexPath %s\nGnuPGHome %s\nTrustModel gpg\n' \
+	    "$tmp/md" "$tmp/index-md" "$tmp/keys" >"$tmp/signed.conf"
+	"$PATCHATTEST" attest -c "$tmp/sign.conf" -u alice@example.org \
+	    "$s002" >"$tmp/md/new/1" 2>"$tmp/err" &&
+	    "$PATCHATTEST" index -c "$tmp/signed.conf" >/dev/null 2>>"$tmp/err"
+	rc=$?
+	is_rc 0
+	ok $? "attest and index seed 002"
+	sed 's/^Add a table to document/Add a tabel to document/' "$s002" \
+	    >"$tmp/m-changed.eml"
+	run check -c "$tmp/signed.conf" "$tmp/m-changed.eml" "$s002"
+	cat >"$tmp/want" <<EOT
+$tmp/m-changed.eml${tab}fail${tab}2a02abe0-4efa3d02-2acb5798${tab}Alice Developer <alice@example.org>${tab}commit message is not what was attested${tab}-
+$s002${tab}pass${tab}2a02abe0-215cf3f1-2acb5798${tab}Alice Developer <alice@example.org>${tab}-${tab}-
+EOT
+	is_rc 1 && same "$tmp/out" "$tmp/want"
+	ok $? "check: fail says what differs, pass has no reason"
+else
+	n=$((n + 2))
+	echo "ok $((n - 1)) - attest and index seed 002 # SKIP gpg is not installed"
+	echo "ok $n - check: fail says what differs # SKIP gpg is not installed"
+fi
 
 # Usage.
 run hash --bogus "$s002"
