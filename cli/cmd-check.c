@@ -41,8 +41,9 @@ const struct cli_cmd cli_cmd_check = {
 	    "patatt signatures, each scheme's result (\"-\" for none).  With\n"
 	    "--header, the header the milter would add instead, after a line\n"
 	    "\"==> NAME <==\" when there are several FILEs or --mbox.  FILE \"-\"\n"
-	    "is standard input.  Exit status: 0 when every message passes, 1\n"
-	    "otherwise, 2 on errors.",
+	    "is standard input; a FILE may be up to 64 MiB, and one that holds\n"
+	    "several mails needs --mbox.  Exit status: 0 when every message\n"
+	    "passes, 1 otherwise, 2 on errors.",
 	.opts = check_opts,
 };
 

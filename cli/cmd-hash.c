@@ -41,9 +41,10 @@ const struct cli_cmd cli_cmd_hash = {
 	.about =
 	    "Print the patch attestation hashes (attestation ID, i, m, p) of\n"
 	    "each message that carries a patch, as attest-patches' YAML\n"
-	    "blocks.  FILE \"-\" is standard input.  Messages without a patch\n"
-	    "are named on stderr and skipped.  Exit status: 0 when every\n"
-	    "message was a patch, 1 when some were not, 2 on errors.",
+	    "blocks.  FILE \"-\" is standard input; a FILE may be up to 64 MiB,\n"
+	    "and one that holds several mails needs --mbox.  Messages without\n"
+	    "a patch are named on stderr and skipped.  Exit status: 0 when\n"
+	    "every message was a patch, 1 when some were not, 2 on errors.",
 	.opts = hash_opts,
 };
 
