@@ -9,7 +9,8 @@
  *
  * Exit statuses: CLI_EXIT_OK, CLI_EXIT_NOTPATCH when some input was not
  * what the command expects (not a patch, not attested), CLI_EXIT_ERROR on
- * errors (unreadable input, bad usage, out of memory).
+ * errors (input that cannot be read, or not as it was asked to be read;
+ * bad usage; out of memory).
  */
 #ifndef PA_CLI_H
 #define PA_CLI_H
@@ -81,15 +82,6 @@ extern FILE	*cli_stderr;
 
 /* cli_warn - "patchattest: " fmt "\n" on standard error */
 void	cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/*
- * cli_read_file - the whole of path ("-": standard input) into sb,
- * replacing its contents; at most sb->max bytes, a whole number of MiB
- * (the message names it so).  Returns 0, PA_ETOOBIG when the input is
- * larger, PA_ENOMEM, or PA_ERROR; on failure err holds the reason (not
- * the path).
- */
-int	cli_read_file(struct sbuf *sb, const char *path, struct pa_err *err);
 
 /*
  * struct cli_input - the messages of FILE operands, one FILE at a time:

@@ -129,7 +129,8 @@ cmd_attest(int argc, char **argv)
 	struct pa_config cfg;
 	struct mailmsg *m;
 	struct msghash h;
-	struct sbuf file, cover;
+	struct cli_input in;
+	struct sbuf cover;
 	struct pa_err err;
 	size_t n = 0;
 	int i, nargs, rc, status = CLI_EXIT_OK;
@@ -144,17 +145,17 @@ cmd_attest(int argc, char **argv)
 	config_init(&cfg);
 	if (attest_conf && cli_load_config(&cfg, attest_conf) != 0)
 		return CLI_EXIT_ERROR;
-	sbuf_init(&file, CLI_MAX_INPUT);
+	cli_input_init(&in, 0);
 	sbuf_init(&cover, 4096);
 	m = mailmsg_new(CLI_MAX_INPUT);
 	msghash_init(&h);
 	for (i = 1; i <= nargs && m != NULL; i++) {
-		if ((rc = cli_read_file(&file, argv[i], &err)) != 0) {
-			cli_warn("%s: %s", argv[i], err.msg);
+		/* One mail per FILE: an mbox of a series is refused. */
+		if (cli_input_open(&in, argv[i]) != 0) {
 			status = CLI_EXIT_ERROR;
 			continue;
 		}
-		rc = cli_hash(&h, m, file.buf, file.len, 0, &err);
+		rc = cli_hash(&h, m, in.file.buf, in.file.len, 0, &err);
 		if (rc == 0 && n < ATTEST_MAX_PATCHES)
 			entries[n++] = h.entry[0];
 		else if (rc == 0) {
@@ -174,7 +175,7 @@ cmd_attest(int argc, char **argv)
 		    cfg.gnupg_home);
 	msghash_release(&h);
 	mailmsg_free(m);
-	sbuf_release(&file);
+	cli_input_release(&in);
 	sbuf_release(&cover);
 	config_release(&cfg);
 	return m == NULL ? CLI_EXIT_ERROR : status;

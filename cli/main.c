@@ -28,6 +28,7 @@ static void	cli_help(const struct cli_cmd *);
 static void	main_usage(FILE *);
 static int	too_big(const struct sbuf *, struct pa_err *);
 static int	read_fd(struct sbuf *, int, struct pa_err *);
+static int	read_file(struct sbuf *, const char *, struct pa_err *);
 static int	is_mbox(const char *, size_t);
 static int	is_field(const char *, size_t);
 static size_t	mail_count(const char *, size_t);
@@ -252,8 +253,14 @@ read_fd(struct sbuf *sb, int fd, struct pa_err *err)
 	return rc;
 }
 
-int
-cli_read_file(struct sbuf *sb, const char *path, struct pa_err *err)
+/*
+ * read_file - the whole of path ("-": standard input) into sb, replacing
+ * its contents; at most sb->max bytes, a whole number of MiB (the message
+ * names it so).  Returns 0, PA_ETOOBIG when the input is larger,
+ * PA_ENOMEM, or PA_ERROR; on failure err holds the reason (not the path).
+ */
+static int
+read_file(struct sbuf *sb, const char *path, struct pa_err *err)
 {
 	struct stat st;
 	int fd, rc;
@@ -339,7 +346,7 @@ cli_input_open(struct cli_input *in, const char *path)
 
 	in->path = path;
 	in->n = 0;
-	if (cli_read_file(&in->file, path, &err) != 0) {
+	if (read_file(&in->file, path, &err) != 0) {
 		cli_warn("%s: %s", path, err.msg);
 		return CLI_EXIT_ERROR;
 	}

@@ -21,7 +21,9 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-cli.XXXXXX") || exit 1
 cleanup()
 {
-	[ -d "$tmp/keys" ] && gpgconf --homedir "$tmp/keys" --kill all 2>/dev/null
+	for h in "$tmp/keys" "$tmp/gnupg"; do
+		[ -d "$h" ] && gpgconf --homedir "$h" --kill all 2>/dev/null
+	done
 	rm -rf "$tmp"
 }
 trap cleanup 0
@@ -83,6 +85,9 @@ cols002="2a02abe0-215cf3f1-2acb5798${tab}2a02abe02216f626105622aee2f26ab10c155b6
 : >"$tmp/empty"
 # check's configuration: an index of its own, no archive, no keys
 mkdir -m 700 "$tmp/gnupg"
+# attest without -c uses GnuPG's home: never the user's own
+GNUPGHOME=$tmp/gnupg
+export GNUPGHOME
 printf 'IndexPath %s\nGnuPGHome %s\n' "$tmp/index" "$tmp/gnupg" >"$tmp/pa.conf"
 
 # Seed 002: the attestation block LWN published.
@@ -247,6 +252,10 @@ echo "patchattest: $m: an mbox of 7 messages: give --mbox to read each of them" 
     >"$tmp/want"
 is_rc 2 && same "$tmp/out" "$tmp/empty" && same "$tmp/err" "$tmp/want"
 ok $? "hash on an mbox of 7 mails without --mbox: refused, exit 2"
+run attest "$m"
+is_rc 2 && same "$tmp/out" "$tmp/empty" &&
+    grep -q "^patchattest: $m: an mbox of 7 messages" "$tmp/err"
+ok $? "attest on an mbox of 7 mails: refused, nothing signed, exit 2"
 { echo "From 5c8a4d1e Mon Sep 17 00:00:00 2001"; cat "$s002"; } >"$tmp/one.mbox"
 run hash "$tmp/one.mbox"
 is_rc 0 && same "$tmp/out" "$tmp/article"
