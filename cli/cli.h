@@ -60,6 +60,10 @@ struct cli_cmd {
 	const struct cli_opt	*opts;
 };
 
+/* CLI_OPT_MBOX - the --mbox row of the commands that read mail files */
+#define CLI_OPT_MBOX(flag)	{ "mbox", 0, (flag), NULL, NULL, \
+	"each FILE is an mbox; its messages are named FILE:N" }
+
 #define CLI_PARSE_HELP		(-2)
 
 /*

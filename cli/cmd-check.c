@@ -25,8 +25,7 @@ static const struct cli_opt check_opts[] = {
 	    "configuration file (default " PA_CONFIG_FILE ")" },
 	{ "header", 0, &check_header, NULL, NULL,
 	    "print the X-Patch-Attested header the milter would add" },
-	{ "mbox", 0, &check_mbox, NULL, NULL,
-	    "each FILE is an mbox; its messages are named FILE:N" },
+	CLI_OPT_MBOX(&check_mbox),
 	{ NULL, 0, NULL, NULL, NULL, NULL }
 };
 

@@ -28,8 +28,7 @@ static const struct cli_opt hash_opts[] = {
 	    "one tab-separated row per message: name, attid, i, m, p" },
 	{ "variants", 0, &run.variants, NULL, NULL,
 	    "also print the hashes other tool and git versions computed" },
-	{ "mbox", 0, &run.mbox, NULL, NULL,
-	    "each FILE is an mbox; its messages are named FILE:N" },
+	CLI_OPT_MBOX(&run.mbox),
 	{ NULL, 0, NULL, NULL, NULL, NULL }
 };
 

@@ -208,6 +208,7 @@ for f in "$seeds"/00[1-7]-*; do
 	cat "$f"
 done >"$tmp/series.mbox"
 run hash --mbox --tsv "$tmp/series.mbox"
+cp "$tmp/out" "$tmp/series.tsv"
 cut -f 1,2 "$tmp/out" >"$tmp/got"
 m=$tmp/series.mbox
 cat >"$tmp/want" <<EOT
@@ -381,10 +382,18 @@ $s002${tab}pass${tab}2a02abe0-215cf3f1-2acb5798${tab}Alice Developer <alice@exam
 EOT
 	is_rc 1 && same "$tmp/out" "$tmp/want"
 	ok $? "check: fail says what differs, pass has no reason"
+	run attest -c "$tmp/sign.conf" -u alice@example.org --mbox "$m"
+	grep -E '^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}:$' "$tmp/out" >"$tmp/got"
+	cut -f 2 "$tmp/series.tsv" | sed 's/$/:/' >"$tmp/want"
+	is_rc 0 && same "$tmp/got" "$tmp/want" && same "$tmp/err" "$tmp/empty" &&
+	    grep -q '^Subject: \[PSIGN v4 X/6\] binfmt_elf' "$tmp/out"
+	ok $? "attest --mbox: the series' six patches, the cover's subject"
 else
-	n=$((n + 2))
-	echo "ok $((n - 1)) - attest and index seed 002 # SKIP gpg is not installed"
-	echo "ok $n - check: fail says what differs # SKIP gpg is not installed"
+	for t in "attest and index seed 002" "check: fail says what differs" \
+	    "attest --mbox"; do
+		n=$((n + 1))
+		echo "ok $n - $t # SKIP gpg is not installed"
+	done
 fi
 
 # Usage.
