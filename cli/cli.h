@@ -9,7 +9,8 @@
  *
  * Exit statuses: CLI_EXIT_OK, CLI_EXIT_NOTPATCH when some input was not
  * what the command expects (not a patch, not attested), CLI_EXIT_ERROR on
- * errors (unreadable input, bad usage, out of memory).
+ * errors (input that cannot be read, or not as it was asked to be read;
+ * bad usage; out of memory).
  */
 #ifndef PA_CLI_H
 #define PA_CLI_H
@@ -17,12 +18,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "mbox.h"
 #include "patchattest.h"
 #include "sbuf.h"
 
 #define CLI_NAME		"patchattest"
 
-/* The most bytes read from one input file (or standard input). */
+/* The most bytes read from one input (64 MiB, as the manual says). */
 #define CLI_MAX_INPUT		(64 * 1024 * 1024)
 
 #define CLI_EXIT_OK		0
@@ -58,6 +60,10 @@ struct cli_cmd {
 	const struct cli_opt	*opts;
 };
 
+/* CLI_OPT_MBOX - the --mbox row of the commands that read mail files */
+#define CLI_OPT_MBOX(flag)	{ "mbox", 0, (flag), NULL, NULL, \
+	"each FILE is an mbox; its messages are named FILE:N" }
+
 #define CLI_PARSE_HELP		(-2)
 
 /*
@@ -82,12 +88,38 @@ extern FILE	*cli_stderr;
 void	cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * cli_read_file - the whole of path ("-": standard input) into sb,
- * replacing its contents; at most sb->max bytes.  Returns 0, PA_ETOOBIG
- * when the input is larger, PA_ENOMEM, or PA_ERROR; on failure err holds
- * the reason (not the path).
+ * struct cli_input - the messages of FILE operands, one FILE at a time:
+ * the file as one message named FILE, or, read as an mbox, each of its
+ * messages named FILE:N.
+ *
+ * cli_input_init() once (mbox: read every FILE as an mbox), then for each
+ * FILE cli_input_open() and cli_input_next() until it returns 0, and
+ * cli_input_release() at the end.  The messages point into in->file and
+ * stay valid until the next cli_input_open().
  */
-int	cli_read_file(struct sbuf *sb, const char *path, struct pa_err *err);
+struct cli_input {
+	int		 mbox;
+	struct sbuf	 file;		/* the FILE, whole */
+	struct sbuf	 name;		/* the current message's name */
+	const char	*path;
+	struct mbox	 mb;
+	size_t		 n;		/* messages handed out of this FILE */
+};
+
+void	cli_input_init(struct cli_input *in, int mbox);
+void	cli_input_release(struct cli_input *in);
+
+/*
+ * cli_input_open - read path ("-": standard input).  CLI_EXIT_OK, or
+ * CLI_EXIT_ERROR after saying why on stderr: unreadable, over
+ * CLI_MAX_INPUT, with mbox not an mbox (empty, or no "From " line at the
+ * start), without it an mbox of several mails (read whole, it would give
+ * one false result).
+ */
+int	cli_input_open(struct cli_input *in, const char *path);
+
+/* cli_input_next - 1 with the next message in *msg, *len, in->name; or 0 */
+int	cli_input_next(struct cli_input *in, const char **msg, size_t *len);
 
 /* The subcommands; each lives in cmd-NAME.c with its struct cli_cmd. */
 extern const struct cli_cmd cli_cmd_attest;
@@ -99,6 +131,15 @@ int	cmd_attest(int argc, char **argv);
 int	cmd_check(int argc, char **argv);
 int	cmd_hash(int argc, char **argv);
 int	cmd_index(int argc, char **argv);
+
+/*
+ * cli_hash - data parsed as one mail into m, its hashes into h
+ * (msghash_compute() with flags).  Returns 0 or its PA_E* code with err
+ * saying why; a mail of nothing but blanks is PA_ENOPATCH ("no patch", the
+ * words check uses), not git mailinfo's "empty patch".
+ */
+int	cli_hash(struct msghash *h, struct mailmsg *m, const char *data,
+	    size_t len, unsigned flags, struct pa_err *err);
 
 /*
  * cli_load_config - the configuration file path (NULL: the default one)

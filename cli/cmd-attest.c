@@ -22,6 +22,20 @@
 static const char *attest_key;
 static const char *attest_conf;
 static const char *attest_from;
+static int attest_mbox;
+
+/* What the FILEs gave so far. */
+struct attest_run {
+	struct msghash_entry	 entries[ATTEST_MAX_PATCHES];
+	size_t			 n;
+	struct mailmsg		*msg;		/* reused for every message */
+	struct msghash		 hash;		/* likewise */
+	struct cli_input	 in;
+	struct sbuf		 cover;		/* a cover letter's Subject */
+	int			 status;	/* CLI_EXIT_ERROR once failed */
+};
+
+static struct attest_run run;
 
 static const struct cli_opt attest_opts[] = {
 	{ "key", 'u', NULL, &attest_key, "KEY",
@@ -30,20 +44,22 @@ static const struct cli_opt attest_opts[] = {
 	    "take GnuPGHome from this configuration file" },
 	{ "from", 0, NULL, &attest_from, "ADDR",
 	    "From address of the mail (default <devnull@kernel.org>)" },
+	CLI_OPT_MBOX(&attest_mbox),
 	{ NULL, 0, NULL, NULL, NULL, NULL }
 };
 
 const struct cli_cmd cli_cmd_attest = {
 	.name = "attest",
 	.run = cmd_attest,
-	.synopsis = "[-u KEY] [-c FILE] [--from ADDR] FILE...",
+	.synopsis = "[-u KEY] [-c FILE] [--from ADDR] [--mbox] FILE...",
 	.summary = "sign the attestation of patch mails",
 	.about =
 	    "Compute the attestation hashes of each patch mail, clearsign them\n"
 	    "with GnuPG as an attestation document of format 0.1, and print the\n"
 	    "mail that carries it to the signatures list.  A cover letter among\n"
-	    "the files gives the mail its subject.  Exit status: 0 when a\n"
-	    "document was made, 1 when no FILE was a patch, 2 on errors.",
+	    "the files gives the mail its subject.  A FILE that holds several\n"
+	    "mails needs --mbox.  Exit status: 0 when a document was made, 1\n"
+	    "when no FILE was a patch, 2 on errors.",
 	.opts = attest_opts,
 };
 
@@ -122,17 +138,45 @@ out:
 	return rc;
 }
 
+/* attest_message - the hashes of one message, or its Subject for a cover */
+static void
+attest_message(const char *data, size_t len)
+{
+	const char *name = run.in.name.buf;
+	struct pa_err err;
+	int rc;
+
+	rc = cli_hash(&run.hash, run.msg, data, len, 0, &err);
+	if (rc == 0 && run.n < ATTEST_MAX_PATCHES)
+		run.entries[run.n++] = run.hash.entry[0];
+	else if (rc == 0) {
+		cli_warn("%s: more than %d patches in one document", name,
+		    ATTEST_MAX_PATCHES);
+		run.status = CLI_EXIT_ERROR;
+	} else if (!cover_subject(run.msg, &run.cover))
+		cli_warn("%s: %s", name, err.msg);
+}
+
+/* attest_input - every message of one FILE operand */
+static void
+attest_input(const char *path)
+{
+	const char *msg;
+	size_t len;
+
+	if (cli_input_open(&run.in, path) != 0) {
+		run.status = CLI_EXIT_ERROR;
+		return;
+	}
+	while (cli_input_next(&run.in, &msg, &len))
+		attest_message(msg, len);
+}
+
 int
 cmd_attest(int argc, char **argv)
 {
-	static struct msghash_entry entries[ATTEST_MAX_PATCHES];
 	struct pa_config cfg;
-	struct mailmsg *m;
-	struct msghash h;
-	struct sbuf file, cover;
-	struct pa_err err;
-	size_t n = 0;
-	int i, nargs, rc, status = CLI_EXIT_OK;
+	int i, nargs;
 
 	if ((nargs = cli_parse(&cli_cmd_attest, argc, argv)) < 0)
 		return nargs == CLI_PARSE_HELP ? CLI_EXIT_OK : CLI_EXIT_ERROR;
@@ -144,40 +188,25 @@ cmd_attest(int argc, char **argv)
 	config_init(&cfg);
 	if (attest_conf && cli_load_config(&cfg, attest_conf) != 0)
 		return CLI_EXIT_ERROR;
-	sbuf_init(&file, CLI_MAX_INPUT);
-	sbuf_init(&cover, 4096);
-	m = mailmsg_new(CLI_MAX_INPUT);
-	msghash_init(&h);
-	for (i = 1; i <= nargs && m != NULL; i++) {
-		if ((rc = cli_read_file(&file, argv[i], &err)) != 0) {
-			cli_warn("%s: %s", argv[i], err.msg);
-			status = CLI_EXIT_ERROR;
-			continue;
-		}
-		if ((rc = mailmsg_parse(m, file.buf, file.len)) == 0)
-			rc = msghash_compute(&h, m, 0, &err);
-		if (rc == 0 && n < ATTEST_MAX_PATCHES)
-			entries[n++] = h.entry[0];
-		else if (rc == 0) {
-			cli_warn("%s: more than %d patches in one document",
-			    argv[i], ATTEST_MAX_PATCHES);
-			status = CLI_EXIT_ERROR;
-		} else if (!cover_subject(m, &cover))
-			cli_warn("%s: %s", argv[i], rc == PA_ENOPATCH ?
-			    "no patch" : err.msg);
-	}
-	if (m == NULL)
+	cli_input_init(&run.in, attest_mbox);
+	sbuf_init(&run.cover, 4096);
+	run.msg = mailmsg_new(CLI_MAX_INPUT);
+	msghash_init(&run.hash);
+	for (i = 1; i <= nargs && run.msg != NULL; i++)
+		attest_input(argv[i]);
+	if (run.msg == NULL) {
 		cli_warn("%s", pa_strerror(PA_ENOMEM));
-	else if (status == CLI_EXIT_OK && n == 0) {
+		run.status = CLI_EXIT_ERROR;
+	} else if (run.status == CLI_EXIT_OK && run.n == 0) {
 		cli_warn("attest: no patch to attest");
-		status = CLI_EXIT_NOTPATCH;
-	} else if (status == CLI_EXIT_OK)
-		status = sign_and_print(entries, n, cover.len ? cover.buf : NULL,
-		    cfg.gnupg_home);
-	msghash_release(&h);
-	mailmsg_free(m);
-	sbuf_release(&file);
-	sbuf_release(&cover);
+		run.status = CLI_EXIT_NOTPATCH;
+	} else if (run.status == CLI_EXIT_OK)
+		run.status = sign_and_print(run.entries, run.n,
+		    run.cover.len ? run.cover.buf : NULL, cfg.gnupg_home);
+	msghash_release(&run.hash);
+	mailmsg_free(run.msg);
+	cli_input_release(&run.in);
+	sbuf_release(&run.cover);
 	config_release(&cfg);
-	return m == NULL ? CLI_EXIT_ERROR : status;
+	return run.status;
 }

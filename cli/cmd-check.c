@@ -6,61 +6,109 @@
 #include "pa-paths.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "cli.h"
 #include "attindex.h"
 #include "decide.h"
+#include "hdrfmt.h"
 #include "paconfig.h"
 #include "pgp.h"
 
 static const char *check_conf;
 static int check_header;
+static int check_mbox;
+static int check_names;		/* --header for more than one message */
 
 static const struct cli_opt check_opts[] = {
 	{ "config", 'c', NULL, &check_conf, "FILE",
 	    "configuration file (default " PA_CONFIG_FILE ")" },
 	{ "header", 0, &check_header, NULL, NULL,
 	    "print the X-Patch-Attested header the milter would add" },
+	CLI_OPT_MBOX(&check_mbox),
 	{ NULL, 0, NULL, NULL, NULL, NULL }
 };
 
 const struct cli_cmd cli_cmd_check = {
 	.name = "check",
 	.run = cmd_check,
-	.synopsis = "[-c FILE] [--header] FILE...",
+	.synopsis = "[-c FILE] [--header] [--mbox] FILE...",
 	.summary = "check patch mails against the attestation index",
 	.about =
-	    "Print one line per message: its name, the verdict, the attestation\n"
-	    "ID and the signer (or, with --header, the header the milter would\n"
-	    "add).  FILE \"-\" is standard input.  Exit status: 0 when every\n"
-	    "message passes, 1 otherwise, 2 on errors.",
+	    "Print one line per message, tab-separated: its name, the verdict,\n"
+	    "the attestation ID, the signer, the reason and, for a mail with\n"
+	    "patatt signatures, each scheme's result (\"-\" for none).  With\n"
+	    "--header, the header the milter would add instead, after a line\n"
+	    "\"==> NAME <==\" when there are several FILEs or --mbox.  FILE \"-\"\n"
+	    "is standard input; a FILE may be up to 64 MiB, and one that holds\n"
+	    "several mails needs --mbox.  Exit status: 0 when every message\n"
+	    "passes, 1 otherwise, 2 on errors.",
 	.opts = check_opts,
 };
 
+/* add_field - a tab and s, escaped (mail and keys wrote it), or "-" */
+static void
+add_field(struct sbuf *line, const char *s)
+{
+	sbuf_addch(line, '\t');
+	if (*s == '\0')
+		sbuf_addch(line, '-');
+	else
+		hdrfmt_escaped(line, s, strlen(s));
+}
+
+/*
+ * check_line - the plain line: name, verdict, attid, signer, reason, and
+ * with patatt signatures which scheme gave the verdict and each's result
+ */
+static void
+check_line(const char *name, const struct decision *d)
+{
+	struct sbuf line, schemes;
+
+	sbuf_init(&line, SBUF_NOMAX);
+	sbuf_init(&schemes, SBUF_NOMAX);
+	if (d->has_patatt)
+		sbuf_addf(&schemes, "scheme=%s",
+		    d->scheme == SCHEME_PATATT ? "patatt" : "v0.1");
+	if (d->has_patatt && d->has_patch)
+		sbuf_addf(&schemes, " v0.1=%s", verdict_name(d->v01));
+	if (d->has_patatt)
+		sbuf_addf(&schemes, " patatt=%s", verdict_name(d->patatt));
+	sbuf_addf(&line, "%s\t%s", name, verdict_name(d->result));
+	add_field(&line, d->attid);
+	add_field(&line, d->signer);
+	add_field(&line, d->reason);
+	add_field(&line, schemes.buf);
+	printf("%s\n", line.buf);
+	sbuf_release(&line);
+	sbuf_release(&schemes);
+}
+
+/* check_one - the verdict on one message, printed; its CLI_EXIT_* */
 static int
-check_one(struct decider *dc, struct mailmsg *m, struct sbuf *file,
-    struct attindex *ix, const char *name)
+check_one(struct decider *dc, struct mailmsg *m, struct attindex *ix,
+    const char *name, const char *data, size_t len)
 {
 	struct decision d;
 	struct sbuf hdr;
-	struct pa_err err;
 	int rc;
 
-	if ((rc = cli_read_file(file, name, &err)) != 0) {
-		cli_warn("%s: %s", name, err.msg);
-		return CLI_EXIT_ERROR;
-	}
-	if ((rc = mailmsg_parse(m, file->buf, file->len)) != 0) {
+	if ((rc = mailmsg_parse(m, data, len)) != 0) {
 		cli_warn("%s: %s", name, pa_strerror(rc));
 		return CLI_EXIT_ERROR;
 	}
+	/* Folded, a header has no room for the name: it goes before. */
+	if (check_header && check_names)
+		printf("==> %s <==\n", name);
 	if (decide_begin(dc, m, time(NULL)) == PA_ENOPATCH) {
 		if (check_header)
 			printf("%s: no patch and no signature, no header\n",
 			    name);
 		else
-			printf("%s\t-\t-\tno patch, no signature\n", name);
+			printf("%s\t-\t-\t-\tno patch, no signature\t-\n",
+			    name);
 		return CLI_EXIT_NOTPATCH;
 	}
 	/* Without an index nor an Archive, only signatures are judged. */
@@ -70,24 +118,28 @@ check_one(struct decider *dc, struct mailmsg *m, struct sbuf *file,
 		decision_header(&d, &hdr);
 		printf("X-Patch-Attested: %s\n", hdr.buf);
 		sbuf_release(&hdr);
-	} else if (d.has_patatt && d.has_patch)
-		/* Both schemes spoke: which gave the verdict, and each's. */
-		printf("%s\t%s\t%s\t%s\tscheme=%s v0.1=%s patatt=%s\n", name,
-		    verdict_name(d.result), d.attid[0] ? d.attid : "-",
-		    d.signer[0] ? d.signer : d.reason[0] ? d.reason : "-",
-		    d.scheme == SCHEME_PATATT ? "patatt" : "v0.1",
-		    verdict_name(d.v01), verdict_name(d.patatt));
-	else if (d.has_patatt)
-		printf("%s\t%s\t-\t%s\tscheme=patatt patatt=%s\n", name,
-		    verdict_name(d.result), d.signer[0] ? d.signer :
-		    d.reason[0] ? d.reason : "-", verdict_name(d.patatt));
-	else
-		printf("%s\t%s\t%s\t%s\n", name, verdict_name(d.result),
-		    d.attid[0] ? d.attid : "-", d.signer[0] ? d.signer :
-		    d.reason[0] ? d.reason : "-");
+	} else
+		check_line(name, &d);
 	if (d.result == VERDICT_TEMPERROR)
 		return CLI_EXIT_ERROR;
 	return d.result == VERDICT_PASS ? CLI_EXIT_OK : CLI_EXIT_NOTPATCH;
+}
+
+/* check_input - every message of one FILE operand; the worst CLI_EXIT_* */
+static int
+check_input(struct decider *dc, struct mailmsg *m, struct attindex *ix,
+    struct cli_input *in, const char *path)
+{
+	const char *msg;
+	size_t len;
+	int rc, status;
+
+	if ((status = cli_input_open(in, path)) != 0)
+		return status;
+	while (cli_input_next(in, &msg, &len))
+		if ((rc = check_one(dc, m, ix, in->name.buf, msg, len)) > status)
+			status = rc;
+	return status;
 }
 
 int
@@ -97,7 +149,7 @@ cmd_check(int argc, char **argv)
 	struct attindex *ix = NULL;
 	struct decider *dc = NULL;
 	struct mailmsg *m = NULL;
-	struct sbuf file;
+	struct cli_input in;
 	struct pa_err err;
 	int i, n, rc, status = CLI_EXIT_OK;
 
@@ -109,7 +161,8 @@ cmd_check(int argc, char **argv)
 		return CLI_EXIT_ERROR;
 	}
 	config_init(&cfg);
-	sbuf_init(&file, CLI_MAX_INPUT);
+	cli_input_init(&in, check_mbox);
+	check_names = n > 1 || check_mbox;
 	if (cli_load_config(&cfg, check_conf) != 0) {
 		status = CLI_EXIT_ERROR;
 		goto out;
@@ -131,16 +184,14 @@ cmd_check(int argc, char **argv)
 		status = CLI_EXIT_ERROR;
 		goto out;
 	}
-	for (i = 1; i <= n; i++) {
-		rc = check_one(dc, m, &file, ix, argv[i]);
-		if (rc > status)
+	for (i = 1; i <= n; i++)
+		if ((rc = check_input(dc, m, ix, &in, argv[i])) > status)
 			status = rc;
-	}
 out:
 	mailmsg_free(m);
 	decider_free(dc);
 	attindex_close(ix);
-	sbuf_release(&file);
+	cli_input_release(&in);
 	config_release(&cfg);
 	return status;
 }

@@ -10,7 +10,6 @@
 
 #include "cli.h"
 #include "digest.h"
-#include "mbox.h"
 
 struct hash_run {
 	int		 tsv;
@@ -18,8 +17,7 @@ struct hash_run {
 	int		 mbox;
 	struct mailmsg	*msg;		/* reused for every message */
 	struct msghash	 hash;		/* likewise */
-	struct sbuf	 file;		/* the current input, whole */
-	struct sbuf	 name;		/* the current message's name */
+	struct cli_input in;		/* the current FILE and message name */
 	int		 status;	/* worst CLI_EXIT_* so far */
 };
 
@@ -30,8 +28,7 @@ static const struct cli_opt hash_opts[] = {
 	    "one tab-separated row per message: name, attid, i, m, p" },
 	{ "variants", 0, &run.variants, NULL, NULL,
 	    "also print the hashes other tool and git versions computed" },
-	{ "mbox", 0, &run.mbox, NULL, NULL,
-	    "each FILE is an mbox; its messages are named FILE:N" },
+	CLI_OPT_MBOX(&run.mbox),
 	{ NULL, 0, NULL, NULL, NULL, NULL }
 };
 
@@ -43,9 +40,10 @@ const struct cli_cmd cli_cmd_hash = {
 	.about =
 	    "Print the patch attestation hashes (attestation ID, i, m, p) of\n"
 	    "each message that carries a patch, as attest-patches' YAML\n"
-	    "blocks.  FILE \"-\" is standard input.  Messages without a patch\n"
-	    "are named on stderr and skipped.  Exit status: 0 when every\n"
-	    "message was a patch, 1 when some were not, 2 on errors.",
+	    "blocks.  FILE \"-\" is standard input; a FILE may be up to 64 MiB,\n"
+	    "and one that holds several mails needs --mbox.  Messages without\n"
+	    "a patch are named on stderr and skipped.  Exit status: 0 when\n"
+	    "every message was a patch, 1 when some were not, 2 on errors.",
 	.opts = hash_opts,
 };
 
@@ -76,7 +74,7 @@ hash_entry(const struct msghash_entry *e)
 	digest_hex(m, e->m);
 	digest_hex(p, e->p);
 	if (run.tsv) {
-		printf("%s\t%s\t%s\t%s\t%s", run.name.buf, e->attid, i, m, p);
+		printf("%s\t%s\t%s\t%s\t%s", run.in.name.buf, e->attid, i, m, p);
 		if (origin != NULL)
 			printf("\t%s", origin);
 		putchar('\n');
@@ -96,29 +94,20 @@ hash_message(const char *data, size_t len)
 	size_t k;
 	int rc;
 
-	err.msg[0] = '\0';
-	if ((rc = mailmsg_parse(run.msg, data, len)) == 0)
-		rc = msghash_compute(h, run.msg,
-		    run.variants ? MSGHASH_VARIANTS : 0, &err);
-	switch (rc) {
+	switch ((rc = cli_hash(h, run.msg, data, len,
+	    run.variants ? MSGHASH_VARIANTS : 0, &err))) {
 	case 0:
 		break;
-	case PA_ENOPATCH:
-		cli_warn("%s: no patch", run.name.buf);
-		hash_status(CLI_EXIT_NOTPATCH);
-		return;
 	case PA_ENOMEM:
 	case PA_ETOOBIG:
 	case PA_ERROR:
 		/* Our failure, not a property of the message. */
-		cli_warn("%s: %s", run.name.buf,
-		    err.msg[0] ? err.msg : pa_strerror(rc));
+		cli_warn("%s: %s", run.in.name.buf, err.msg);
 		hash_status(CLI_EXIT_ERROR);
 		return;
 	default:
-		/* PA_EMAILINFO and the like: no attestation for it. */
-		cli_warn("%s: %s", run.name.buf,
-		    err.msg[0] ? err.msg : pa_strerror(rc));
+		/* No patch, PA_EMAILINFO and the like: no attestation. */
+		cli_warn("%s: %s", run.in.name.buf, err.msg);
 		hash_status(CLI_EXIT_NOTPATCH);
 		return;
 	}
@@ -130,29 +119,16 @@ hash_message(const char *data, size_t len)
 static void
 hash_input(const char *path)
 {
-	struct pa_err err;
-	struct mbox mb;
 	const char *msg;
-	size_t len, n;
+	size_t len;
 	int rc;
 
-	if ((rc = cli_read_file(&run.file, path, &err)) != 0) {
-		cli_warn("%s: %s", path, err.msg);
-		hash_status(CLI_EXIT_ERROR);
+	if ((rc = cli_input_open(&run.in, path)) != 0) {
+		hash_status(rc);
 		return;
 	}
-	if (!run.mbox) {
-		sbuf_reset(&run.name);
-		sbuf_addstr(&run.name, path);
-		hash_message(run.file.buf, run.file.len);
-		return;
-	}
-	mbox_init(&mb, run.file.buf, run.file.len);
-	for (n = 1; mbox_next(&mb, &msg, &len); n++) {
-		sbuf_reset(&run.name);
-		sbuf_addf(&run.name, "%s:%zu", path, n);
+	while (cli_input_next(&run.in, &msg, &len))
 		hash_message(msg, len);
-	}
 }
 
 int
@@ -167,8 +143,7 @@ cmd_hash(int argc, char **argv)
 		cli_usage(&cli_cmd_hash, cli_stderr);
 		return CLI_EXIT_ERROR;
 	}
-	sbuf_init(&run.file, CLI_MAX_INPUT);
-	sbuf_init(&run.name, SBUF_NOMAX);
+	cli_input_init(&run.in, run.mbox);
 	msghash_init(&run.hash);
 	if ((run.msg = mailmsg_new(CLI_MAX_INPUT)) == NULL) {
 		cli_warn("%s", pa_strerror(PA_ENOMEM));
@@ -178,8 +153,7 @@ cmd_hash(int argc, char **argv)
 		hash_input(argv[i]);
 	msghash_release(&run.hash);
 	mailmsg_free(run.msg);
-	sbuf_release(&run.file);
-	sbuf_release(&run.name);
+	cli_input_release(&run.in);
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		cli_warn("standard output: %s", strerror(errno));
 		return CLI_EXIT_ERROR;

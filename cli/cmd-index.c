@@ -84,6 +84,8 @@ cmd_index(int argc, char **argv)
 	if ((n = cli_parse(&cli_cmd_index, argc, argv)) < 0)
 		return n == CLI_PARSE_HELP ? CLI_EXIT_OK : CLI_EXIT_ERROR;
 	if (n != 0) {
+		cli_warn("index: unexpected operand '%s' (the archive and "
+		    "the index come from the configuration)", argv[1]);
 		cli_usage(&cli_cmd_index, cli_stderr);
 		return CLI_EXIT_ERROR;
 	}

@@ -1,7 +1,7 @@
 /*
- * main.c - patchattest [--version] [--help] COMMAND [ARGS]: dispatch to a
+ * main.c - patchattest [-V] [-h] COMMAND [ARGS]: dispatch to a
  * subcommand, and the helpers the subcommands share (option parsing from a
- * table, reading an input file whole, warnings).
+ * table, reading an input file whole and walking its messages, warnings).
  */
 #include "config.h"
 #include "pa-paths.h"
@@ -27,7 +27,13 @@ static const struct cli_opt *cli_find_opt(const struct cli_opt *,
 		    const char *, size_t);
 static void	cli_help(const struct cli_cmd *);
 static void	main_usage(FILE *);
+static int	too_big(const struct sbuf *, struct pa_err *);
 static int	read_fd(struct sbuf *, int, struct pa_err *);
+static int	read_file(struct sbuf *, const char *, struct pa_err *);
+static int	is_mbox(const char *, size_t);
+static int	is_field(const char *, size_t);
+static size_t	mail_count(const char *, size_t);
+static int	is_blank(const char *, size_t);
 
 /* The subcommands, in the order --help lists them. */
 static const struct cli_cmd *const cli_cmds[] = {
@@ -52,7 +58,8 @@ main(int argc, char **argv)
 		cli_stderr = stderr;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "--version") == 0) {
+		if (strcmp(argv[i], "--version") == 0 ||
+		    strcmp(argv[i], "-V") == 0) {
 			printf("%s %s\n", CLI_NAME, PACKAGE_VERSION);
 			return CLI_EXIT_OK;
 		}
@@ -97,8 +104,8 @@ main_usage(FILE *fp)
 {
 	size_t i;
 
-	fprintf(fp, "usage: %s [--version] [--help] COMMAND [ARGS]\n\n"
-	    "Commands:\n", CLI_NAME);
+	fprintf(fp, "usage: %s [-V | --version] [-h | --help] COMMAND "
+	    "[ARGS]\n\nCommands:\n", CLI_NAME);
 	for (i = 0; i < NCMDS; i++)
 		fprintf(fp, "  %-10s %s\n", cli_cmds[i]->name,
 		    cli_cmds[i]->summary);
@@ -223,6 +230,15 @@ cli_parse(const struct cli_cmd *cmd, int argc, char **argv)
 	return n;
 }
 
+/* too_big - PA_ETOOBIG, err naming the limit as the manual gives it */
+static int
+too_big(const struct sbuf *sb, struct pa_err *err)
+{
+	snprintf(err->msg, sizeof(err->msg),
+	    "larger than the input limit of %zu MiB", sb->max >> 20);
+	return PA_ETOOBIG;
+}
+
 /* read_fd - the rest of fd appended to sb, failing past sb->max bytes */
 static int
 read_fd(struct sbuf *sb, int fd, struct pa_err *err)
@@ -230,8 +246,7 @@ read_fd(struct sbuf *sb, int fd, struct pa_err *err)
 	int rc;
 
 	if ((rc = sbuf_read_fd(sb, fd)) == PA_ETOOBIG)
-		snprintf(err->msg, sizeof(err->msg),
-		    "larger than the limit of %zu bytes", sb->max);
+		too_big(sb, err);
 	else if (rc == PA_ERROR)
 		snprintf(err->msg, sizeof(err->msg), "%s", strerror(errno));
 	else if (rc != 0)
@@ -239,8 +254,14 @@ read_fd(struct sbuf *sb, int fd, struct pa_err *err)
 	return rc;
 }
 
-int
-cli_read_file(struct sbuf *sb, const char *path, struct pa_err *err)
+/*
+ * read_file - the whole of path ("-": standard input) into sb, replacing
+ * its contents; at most sb->max bytes, a whole number of MiB (the message
+ * names it so).  Returns 0, PA_ETOOBIG when the input is larger,
+ * PA_ENOMEM, or PA_ERROR; on failure err holds the reason (not the path).
+ */
+static int
+read_file(struct sbuf *sb, const char *path, struct pa_err *err)
 {
 	struct stat st;
 	int fd, rc;
@@ -254,13 +275,151 @@ cli_read_file(struct sbuf *sb, const char *path, struct pa_err *err)
 	}
 	/* Refuse a regular file over the cap before reading any of it. */
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (unsigned long long)st.st_size > sb->max) {
-		snprintf(err->msg, sizeof(err->msg),
-		    "larger than the limit of %zu bytes", sb->max);
-		rc = PA_ETOOBIG;
-	} else
+	    (unsigned long long)st.st_size > sb->max)
+		rc = too_big(sb, err);
+	else
 		rc = read_fd(sb, fd, err);
 	close(fd);
+	return rc;
+}
+
+/* is_mbox - does data start as an mbox does, with a "From " line? */
+static int
+is_mbox(const char *data, size_t len)
+{
+	return len >= 5 && memcmp(data, "From ", 5) == 0;
+}
+
+/* is_field - does the text start with a header field's "Name:"? */
+static int
+is_field(const char *s, size_t len)
+{
+	size_t k;
+
+	for (k = 0; k < len && s[k] > ' ' && s[k] < 0x7f && s[k] != ':'; k++)
+		;
+	return k > 0 && k < len && s[k] == ':';
+}
+
+/*
+ * mail_count - how many mails data holds: 1 unless it starts as an mbox
+ * does, then its messages that open with a header field (a commit message
+ * may have a line of its own starting with "From ", which git format-patch
+ * writes unescaped)
+ */
+static size_t
+mail_count(const char *data, size_t len)
+{
+	struct mbox mb;
+	const char *msg;
+	size_t n = 0, mlen;
+
+	if (!is_mbox(data, len))
+		return 1;
+	mbox_init(&mb, data, len);
+	while (mbox_next(&mb, &msg, &mlen))
+		n += is_field(msg, mlen);
+	return n;
+}
+
+void
+cli_input_init(struct cli_input *in, int mbox)
+{
+	in->mbox = mbox;
+	sbuf_init(&in->file, CLI_MAX_INPUT);
+	sbuf_init(&in->name, SBUF_NOMAX);
+	in->path = NULL;
+	in->n = 0;
+}
+
+void
+cli_input_release(struct cli_input *in)
+{
+	sbuf_release(&in->file);
+	sbuf_release(&in->name);
+}
+
+int
+cli_input_open(struct cli_input *in, const char *path)
+{
+	struct pa_err err;
+	size_t n;
+
+	in->path = path;
+	in->n = 0;
+	if (read_file(&in->file, path, &err) != 0) {
+		cli_warn("%s: %s", path, err.msg);
+		return CLI_EXIT_ERROR;
+	}
+	if (in->mbox && in->file.len == 0) {
+		cli_warn("%s: not an mbox: the file is empty", path);
+		return CLI_EXIT_ERROR;
+	}
+	if (in->mbox && !is_mbox(in->file.buf, in->file.len)) {
+		/* Python's mailbox would skip to a "From " line in the body. */
+		cli_warn("%s: not an mbox: it does not begin with a \"From \" "
+		    "line", path);
+		return CLI_EXIT_ERROR;
+	}
+	if (in->mbox) {
+		mbox_init(&in->mb, in->file.buf, in->file.len);
+		return CLI_EXIT_OK;
+	}
+	/* Read as one message, an mbox of several would give a false result. */
+	if ((n = mail_count(in->file.buf, in->file.len)) > 1) {
+		cli_warn("%s: an mbox of %zu messages: give --mbox to read "
+		    "each of them", path, n);
+		return CLI_EXIT_ERROR;
+	}
+	return CLI_EXIT_OK;
+}
+
+int
+cli_input_next(struct cli_input *in, const char **msg, size_t *len)
+{
+	sbuf_reset(&in->name);
+	if (in->mbox) {
+		if (!mbox_next(&in->mb, msg, len))
+			return 0;
+		sbuf_addf(&in->name, "%s:%zu", in->path, ++in->n);
+		return 1;
+	}
+	if (in->n++ > 0)
+		return 0;
+	*msg = in->file.buf;
+	*len = in->file.len;
+	sbuf_addstr(&in->name, in->path);
+	return 1;
+}
+
+/* is_blank - nothing but the blanks git mailinfo skips before a mail */
+static int
+is_blank(const char *s, size_t len)
+{
+	size_t k;
+
+	for (k = 0; k < len; k++)
+		if (s[k] != ' ' && s[k] != '\t' && s[k] != '\n' && s[k] != '\r')
+			return 0;
+	return 1;
+}
+
+int
+cli_hash(struct msghash *h, struct mailmsg *m, const char *data, size_t len,
+    unsigned flags, struct pa_err *err)
+{
+	int rc;
+
+	err->msg[0] = '\0';
+	if ((rc = mailmsg_parse(m, data, len)) == 0)
+		rc = msghash_compute(h, m, flags, err);
+	/* git mailinfo calls it an empty patch; check says no patch. */
+	if (rc == PA_EMAILINFO && is_blank(data, len)) {
+		rc = PA_ENOPATCH;
+		err->msg[0] = '\0';
+	}
+	if (rc != 0 && err->msg[0] == '\0')
+		snprintf(err->msg, sizeof(err->msg), "%s", pa_strerror(rc));
 	return rc;
 }
 

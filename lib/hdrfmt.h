@@ -1,7 +1,8 @@
 /*
  * hdrfmt - writing header field values that procmail, sieve and MTAs read:
  * quoted strings and lines folded before column 78 (RFC 5322, 2.2.3).
- * Folding uses LF and a tab, as libmilter wants it.
+ * Folding uses LF and a tab, as libmilter wants it.  Also untrusted text
+ * escaped for a terminal, a log line or a tab-separated field.
  */
 #ifndef PA_HDRFMT_H
 #define PA_HDRFMT_H
@@ -14,6 +15,16 @@
 
 /* hdrfmt_quoted - s as a quoted-string: \ before " and \, controls dropped */
 void	hdrfmt_quoted(struct sbuf *out, const char *s);
+
+/*
+ * hdrfmt_escaped - s (len bytes, NUL an ordinary byte) with every byte a
+ * terminal or a log could take for something else written as \xHH:
+ * controls (tab and line ends too, C1 controls in UTF-8 as well) and
+ * bytes that are not valid UTF-8; a backslash is doubled, so the text
+ * reads back unambiguously.  Printable ASCII and other UTF-8 stay as they
+ * are.
+ */
+void	hdrfmt_escaped(struct sbuf *out, const char *s, size_t len);
 
 /*
  * hdrfmt_item - append sep and item, or, when item would pass the width,

@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "hdrfmt.h"
 #include "paconfig.h"
 #include "patchattest.h"
 #include "sbuf.h"
@@ -167,6 +168,9 @@ struct config_file {
 enum { LINE_OK, LINE_NUL, LINE_LONG };
 
 static struct sbuf *config_problem(struct config_file *);
+static void	config_show(struct sbuf *, const char *);
+static struct sbuf *config_bad_value(struct config_file *,
+		    const struct config_key *, const char *);
 static FILE	*config_open(const char *, struct config_file *);
 static int	config_isspace(int);
 static char	*config_skipspace(char *);
@@ -190,6 +194,31 @@ config_problem(struct config_file *cf)
 	else
 		sbuf_addf(cf->problems, "%s: ", cf->path);
 	return cf->problems;
+}
+
+/*
+ * config_show - "TEXT", text from the file cut to CONFIG_SHOW bytes and
+ * escaped: the file may hold any bytes, the message goes to a terminal
+ * or a log
+ */
+static void
+config_show(struct sbuf *sb, const char *text)
+{
+	sbuf_addch(sb, '"');
+	hdrfmt_escaped(sb, text, strnlen(text, CONFIG_SHOW));
+	sbuf_addch(sb, '"');
+}
+
+/* config_bad_value - start a problem line: KEY: "VALUE" */
+static struct sbuf *
+config_bad_value(struct config_file *cf, const struct config_key *k,
+    const char *value)
+{
+	struct sbuf *sb = config_problem(cf);
+
+	sbuf_addf(sb, "%s: ", k->name);
+	config_show(sb, value);
+	return sb;
 }
 
 static int
@@ -353,13 +382,12 @@ config_set(struct pa_config *cfg, const struct config_key *k,
 			}
 			/* FALLTHROUGH */
 		case 1:
-			sbuf_addf(config_problem(cf), "%s: \"%.*s\" is out "
-			    "of bounds %ld..%ld\n", k->name, CONFIG_SHOW, value,
-			    k->min, k->max);
+			sbuf_addf(config_bad_value(cf, k, value),
+			    " is out of bounds %ld..%ld\n", k->min, k->max);
 			break;
 		default:
-			sbuf_addf(config_problem(cf), "%s: \"%.*s\" is not "
-			    "a whole number\n", k->name, CONFIG_SHOW, value);
+			sbuf_addstr(config_bad_value(cf, k, value),
+			    " is not a whole number\n");
 			break;
 		}
 		return;
@@ -370,9 +398,9 @@ config_set(struct pa_config *cfg, const struct config_key *k,
 			*(long *)(void *)field = n;
 			return;
 		}
-		sbuf_addf(config_problem(cf), "%s: \"%.*s\" is not an octal "
-		    "mode from %lo to %lo\n", k->name, CONFIG_SHOW, value,
-		    (unsigned long)k->min, (unsigned long)k->max);
+		sbuf_addf(config_bad_value(cf, k, value), " is not an octal "
+		    "mode from %lo to %lo\n", (unsigned long)k->min,
+		    (unsigned long)k->max);
 		return;
 	case CONFIG_CHOICE:
 		for (i = 0; k->choices[i] != NULL; i++)
@@ -380,9 +408,8 @@ config_set(struct pa_config *cfg, const struct config_key *k,
 				*(int *)(void *)field = (int)i;
 				return;
 			}
-		sb = config_problem(cf);
-		sbuf_addf(sb, "%s: \"%.*s\" is not one of ", k->name,
-		    CONFIG_SHOW, value);
+		sb = config_bad_value(cf, k, value);
+		sbuf_addstr(sb, " is not one of ");
 		for (i = 0; k->choices[i] != NULL; i++)
 			sbuf_addf(sb, "%s%s", i ? ", " : "", k->choices[i]);
 		sbuf_addch(sb, '\n');
@@ -396,6 +423,7 @@ config_line(struct pa_config *cfg, char *line, struct config_file *cf)
 {
 	unsigned long *seen = cfg->key_line;
 	const struct config_key *k, *hint = NULL;
+	struct sbuf *sb;
 	char *name, *value, *p;
 	size_t i, d, best = CONFIG_HINT + 1;
 
@@ -413,8 +441,10 @@ config_line(struct pa_config *cfg, char *line, struct config_file *cf)
 				best = d;
 				hint = &config_keys[i];
 			}
-		sbuf_addf(config_problem(cf), "unknown key \"%.*s\"%s%s%s\n",
-		    CONFIG_SHOW, name, hint ? " (did you mean " : "",
+		sb = config_problem(cf);
+		sbuf_addstr(sb, "unknown key ");
+		config_show(sb, name);
+		sbuf_addf(sb, "%s%s%s\n", hint ? " (did you mean " : "",
 		    hint ? hint->name : "", hint ? "?)" : "");
 		return;
 	}

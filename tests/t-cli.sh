@@ -1,6 +1,8 @@
 #!/bin/sh
-# t-cli - "patchattest hash" through the built binary: output formats,
-# exit statuses and error messages.  TAP on stdout.
+# t-cli - the patchattest command through the built binary: output
+# formats, exit statuses and error messages of hash and check, the usage
+# of every command.  TAP on stdout.  The verdicts that need a signed
+# document are checked when gpg is installed.
 #
 # Environment: PATCHATTEST (the binary; make check exports it), srcdir
 # (the source tree, default ".").
@@ -17,7 +19,14 @@ if [ ! -x "$PATCHATTEST" ] || [ ! -f "$cover" ] || [ ! -f "$s002" ]; then
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-cli.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' 0
+cleanup()
+{
+	for h in "$tmp/keys" "$tmp/gnupg"; do
+		[ -d "$h" ] && gpgconf --homedir "$h" --kill all 2>/dev/null
+	done
+	rm -rf "$tmp"
+}
+trap cleanup 0
 trap 'exit 1' HUP INT TERM
 
 n=0
@@ -74,6 +83,12 @@ cat >"$tmp/article" <<'EOT'
 EOT
 cols002="2a02abe0-215cf3f1-2acb5798${tab}2a02abe02216f626105622aee2f26ab10c155b6442e23441d90fc5fe4071b86e${tab}215cf3f133478917ad147a6eda1010a9c4bba1846e7dd35295e9a0081559e9b0${tab}2acb5798c366f97501f8feacb873327bac161951ce83e90f04bbcde32e993865"
 : >"$tmp/empty"
+# check's configuration: an index of its own, no archive, no keys
+mkdir -m 700 "$tmp/gnupg"
+# attest without -c uses GnuPG's home: never the user's own
+GNUPGHOME=$tmp/gnupg
+export GNUPGHOME
+printf 'IndexPath %s\nGnuPGHome %s\n' "$tmp/index" "$tmp/gnupg" >"$tmp/pa.conf"
 
 # Seed 002: the attestation block LWN published.
 run hash "$s002"
@@ -93,6 +108,23 @@ ok $? "cover letter: nothing on stdout"
 echo "patchattest: $cover: no patch" >"$tmp/want"
 same "$tmp/err" "$tmp/want"
 ok $? "cover letter: stderr names it"
+
+# Empty input: "no patch", the words check uses, not git's "empty patch".
+run hash /dev/null
+echo "patchattest: /dev/null: no patch" >"$tmp/want"
+is_rc 1 && same "$tmp/out" "$tmp/empty" && same "$tmp/err" "$tmp/want"
+ok $? "hash /dev/null: no patch, exit 1"
+printf ' \n\r\n\t\n' >"$tmp/blank"
+run hash "$tmp/blank"
+echo "patchattest: $tmp/blank: no patch" >"$tmp/want"
+is_rc 1 && same "$tmp/err" "$tmp/want"
+ok $? "hash on blank lines: no patch"
+run attest /dev/null
+is_rc 1 && grep -q "^patchattest: /dev/null: no patch$" "$tmp/err"
+ok $? "attest /dev/null: no patch"
+run check -c "$tmp/pa.conf" /dev/null
+is_rc 1 && grep -q "${tab}no patch, no signature" "$tmp/out"
+ok $? "check /dev/null: no patch (and no signature)"
 
 # A mix: the patch is still printed, the status says not all were patches.
 run hash "$cover" "$s002"
@@ -117,12 +149,22 @@ ok $? "directory: exit 2"
 # Over the size cap: a sparse file, and standard input.
 dd if=/dev/zero of="$tmp/big" bs=1 count=0 seek=67108865 2>/dev/null
 run hash "$tmp/big"
-is_rc 2 && grep -q "^patchattest: $tmp/big: .*limit" "$tmp/err"
-ok $? "file over 64 MiB: exit 2, named"
+echo "patchattest: $tmp/big: larger than the input limit of 64 MiB" >"$tmp/want"
+is_rc 2 && same "$tmp/err" "$tmp/want"
+ok $? "file over 64 MiB: exit 2, the file and the limit named"
 head -c 67108865 /dev/zero | "$PATCHATTEST" hash - >"$tmp/out" 2>"$tmp/err"
 rc=$?
-is_rc 2 && grep -q "^patchattest: -: .*limit" "$tmp/err"
-ok $? "standard input over 64 MiB: exit 2"
+echo "patchattest: -: larger than the input limit of 64 MiB" >"$tmp/want"
+is_rc 2 && same "$tmp/err" "$tmp/want"
+ok $? "standard input over 64 MiB: exit 2, the limit named"
+head -c 67108864 /dev/zero >"$tmp/cap"
+run hash "$tmp/cap"
+is_rc 1 && ! grep -q limit "$tmp/err"
+ok $? "a file of exactly 64 MiB is read"
+run check -c "$tmp/pa.conf" "$tmp/big"
+echo "patchattest: $tmp/big: larger than the input limit of 64 MiB" >"$tmp/want"
+is_rc 2 && same "$tmp/err" "$tmp/want"
+ok $? "check: a file over 64 MiB, the file and the limit named"
 
 # Standard input.
 "$PATCHATTEST" hash - <"$s002" >"$tmp/out" 2>"$tmp/err"
@@ -166,6 +208,7 @@ for f in "$seeds"/00[1-7]-*; do
 	cat "$f"
 done >"$tmp/series.mbox"
 run hash --mbox --tsv "$tmp/series.mbox"
+cp "$tmp/out" "$tmp/series.tsv"
 cut -f 1,2 "$tmp/out" >"$tmp/got"
 m=$tmp/series.mbox
 cat >"$tmp/want" <<EOT
@@ -187,6 +230,172 @@ rc=$?
 is_rc 0 && same "$tmp/out" "$tmp/article"
 ok $? "--mbox -: an mbox on standard input"
 
+# --mbox on what is not an mbox: said, and an error.
+run hash --mbox "$s002"
+echo "patchattest: $s002: not an mbox: it does not begin with a \"From \" line" \
+    >"$tmp/want"
+is_rc 2 && same "$tmp/out" "$tmp/empty" && same "$tmp/err" "$tmp/want"
+ok $? "hash --mbox on a mail file: not an mbox, exit 2"
+run hash --mbox /dev/null
+echo "patchattest: /dev/null: not an mbox: the file is empty" >"$tmp/want"
+is_rc 2 && same "$tmp/out" "$tmp/empty" && same "$tmp/err" "$tmp/want"
+ok $? "hash --mbox /dev/null: not an mbox, exit 2"
+printf '\177ELF\002\001\001\000\000\000From \000\n' >"$tmp/binary"
+run hash --mbox "$tmp/binary" "$m"
+is_rc 2 && grep -q "^patchattest: $tmp/binary: not an mbox" "$tmp/err" &&
+    [ "$(grep -c . "$tmp/out")" -eq 24 ]
+ok $? "hash --mbox on a binary file: not an mbox, the next FILE still read"
+
+# Several mails in one file are not hashed as one; a single mail with
+# git format-patch's "From " line is.
+run hash "$m"
+echo "patchattest: $m: an mbox of 7 messages: give --mbox to read each of them" \
+    >"$tmp/want"
+is_rc 2 && same "$tmp/out" "$tmp/empty" && same "$tmp/err" "$tmp/want"
+ok $? "hash on an mbox of 7 mails without --mbox: refused, exit 2"
+run attest "$m"
+is_rc 2 && same "$tmp/out" "$tmp/empty" &&
+    grep -q "^patchattest: $m: an mbox of 7 messages" "$tmp/err"
+ok $? "attest on an mbox of 7 mails: refused, nothing signed, exit 2"
+{ echo "From 5c8a4d1e Mon Sep 17 00:00:00 2001"; cat "$s002"; } >"$tmp/one.mbox"
+run hash "$tmp/one.mbox"
+is_rc 0 && same "$tmp/out" "$tmp/article"
+ok $? "hash on one mail with a leading From line"
+
+# check reads an mbox with --mbox, names its messages FILE:N.
+run check -c "$tmp/pa.conf" --mbox "$m"
+cut -f 1-3 "$tmp/out" >"$tmp/got"
+cat >"$tmp/want" <<EOT
+$m:1${tab}-${tab}-
+$m:2${tab}none${tab}2a02abe0-215cf3f1-2acb5798
+$m:3${tab}none${tab}75937bcc-99055a61-86ed600d
+$m:4${tab}none${tab}df75a2bb-112978df-c45ac766
+$m:5${tab}none${tab}d708fe17-8d3777c2-6ae8636e
+$m:6${tab}none${tab}5e5e2104-22c94ea8-26c8ab2f
+$m:7${tab}none${tab}3bcaf54a-abe4870f-92b040cb
+EOT
+is_rc 1 && same "$tmp/got" "$tmp/want"
+ok $? "check --mbox: one line per message, named PATH:N"
+run check -c "$tmp/pa.conf" "$m"
+echo "patchattest: $m: an mbox of 7 messages: give --mbox to read each of them" \
+    >"$tmp/want"
+is_rc 2 && same "$tmp/out" "$tmp/empty" && same "$tmp/err" "$tmp/want"
+ok $? "check on an mbox of 7 mails without --mbox: no false verdict, exit 2"
+run check -c "$tmp/pa.conf" "$tmp/one.mbox"
+printf '%s\tnone\t2a02abe0-215cf3f1-2acb5798\n' "$tmp/one.mbox" >"$tmp/want"
+cut -f 1-3 "$tmp/out" >"$tmp/got"
+is_rc 1 && same "$tmp/got" "$tmp/want"
+ok $? "check on one mail with a leading From line: one message"
+# A commit message may hold a line starting "From " (format-patch leaves
+# it unescaped): still one mail.
+sed '/^Add a table to document/a\
+From the table, READ_IMPLIES_EXEC follows.' "$tmp/one.mbox" >"$tmp/inbody.mbox"
+run check -c "$tmp/pa.conf" "$tmp/inbody.mbox"
+cut -f 1 "$tmp/out" >"$tmp/got"
+echo "$tmp/inbody.mbox" >"$tmp/want"
+grep -q '^From the table' "$tmp/inbody.mbox" && is_rc 1 &&
+    same "$tmp/got" "$tmp/want"
+ok $? "check on one mail with a From line in its commit message: one message"
+# check --header: with several messages, a line naming each before it.
+run check -c "$tmp/pa.conf" --header "$s002"
+echo "X-Patch-Attested: none; attid=2a02abe0-215cf3f1-2acb5798" >"$tmp/want"
+is_rc 1 && same "$tmp/out" "$tmp/want"
+ok $? "check --header on one FILE: the header alone"
+run check -c "$tmp/pa.conf" --header "$cover" "$s002"
+cat >"$tmp/want" <<EOT
+==> $cover <==
+$cover: no patch and no signature, no header
+==> $s002 <==
+X-Patch-Attested: none; attid=2a02abe0-215cf3f1-2acb5798
+EOT
+is_rc 1 && same "$tmp/out" "$tmp/want"
+ok $? "check --header on two FILEs: each header after a line naming its FILE"
+run check -c "$tmp/pa.conf" --header --mbox "$tmp/one.mbox"
+cat >"$tmp/want" <<EOT
+==> $tmp/one.mbox:1 <==
+X-Patch-Attested: none; attid=2a02abe0-215cf3f1-2acb5798
+EOT
+is_rc 1 && same "$tmp/out" "$tmp/want"
+ok $? "check --header --mbox: named even for one message"
+run check -c "$tmp/pa.conf" --header --mbox "$m"
+is_rc 1 && [ "$(grep -c '^==> ' "$tmp/out")" -eq 7 ] &&
+    [ "$(sed -n 's/^==> \(.*\) <==$/\1/p' "$tmp/out" | tr '\n' ' ')" = \
+    "$m:1 $m:2 $m:3 $m:4 $m:5 $m:6 $m:7 " ]
+ok $? "check --header --mbox: the seven messages named in order"
+run check -c "$tmp/pa.conf" --mbox "$s002"
+is_rc 2 && grep -q "^patchattest: $s002: not an mbox" "$tmp/err"
+ok $? "check --mbox on a mail file: not an mbox, exit 2"
+
+# check's plain line: name, verdict, attid, signer, reason, schemes.
+run check -c "$tmp/pa.conf" "$s002"
+printf '%s\tnone\t2a02abe0-215cf3f1-2acb5798\t-\t-\t-\n' "$s002" >"$tmp/want"
+is_rc 1 && same "$tmp/out" "$tmp/want"
+ok $? "check: an unattested patch, six columns"
+run check -c "$tmp/pa.conf" "$cover"
+printf '%s\t-\t-\t-\tno patch, no signature\t-\n' "$cover" >"$tmp/want"
+is_rc 1 && same "$tmp/out" "$tmp/want"
+ok $? "check: no patch, the reason in the fifth column"
+# A patatt signature by a key nobody has: signer and reason both shown.
+sig="v=1; a=ed25519-sha256; t=1582607582; l=100; s=default; h=from:subject:date:message-id; bh=47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=; b=AAAA"
+{ echo "X-Developer-Signature: i=dev@example.org; $sig"; cat "$s002"; } \
+    >"$tmp/nokey.eml"
+run check -c "$tmp/pa.conf" "$tmp/nokey.eml"
+printf '%s\tnokey\t2a02abe0-215cf3f1-2acb5798\tdev@example.org\t%s\t%s\n' \
+    "$tmp/nokey.eml" "dev@example.org/default: no matching ed25519 key found" \
+    "scheme=patatt v0.1=none patatt=nokey" >"$tmp/want"
+is_rc 1 && same "$tmp/out" "$tmp/want"
+ok $? "check: nokey with the signer, the reason and each scheme's result"
+# The mail names its signer: what it holds is escaped, not sent to the
+# terminal nor into the next column.
+{ printf 'X-Developer-Signature: i=dev\033[2J\007@example.org; %s\n' "$sig"
+  cat "$s002"; } >"$tmp/esc.eml"
+run check -c "$tmp/pa.conf" "$tmp/esc.eml"
+cut -f 4 "$tmp/out" >"$tmp/got"
+printf '%s\n' 'dev\x1b[2J\x07@example.org' >"$tmp/want"
+is_rc 1 && same "$tmp/got" "$tmp/want" &&
+    awk -F "$tab" 'NF != 6 { exit 1 }' "$tmp/out"
+ok $? "check: control bytes of a signer escaped"
+
+# A signed document, a patch whose commit message was changed: fail,
+# and the plain line says why as --header does.
+if command -v gpg >/dev/null 2>&1 && command -v gpgconf >/dev/null 2>&1; then
+	mkdir -m 700 "$tmp/keys"
+	mkdir -p "$tmp/md/new" "$tmp/md/cur" "$tmp/md/tmp"
+	GNUPGHOME=$tmp/keys gpg --batch --quiet --passphrase '' \
+	    --quick-gen-key 'Alice Developer <alice@example.org>' ed25519 \
+	    sign never 2>/dev/null
+	printf 'GnuPGHome %s\n' "$tmp/keys" >"$tmp/sign.conf"
+	printf 'Archive %s\nIndexPath %s\nGnuPGHome %s\nTrustModel gpg\n' \
+	    "$tmp/md" "$tmp/index-md" "$tmp/keys" >"$tmp/signed.conf"
+	"$PATCHATTEST" attest -c "$tmp/sign.conf" -u alice@example.org \
+	    "$s002" >"$tmp/md/new/1" 2>"$tmp/err" &&
+	    "$PATCHATTEST" index -c "$tmp/signed.conf" >/dev/null 2>>"$tmp/err"
+	rc=$?
+	is_rc 0
+	ok $? "attest and index seed 002"
+	sed 's/^Add a table to document/Add a tabel to document/' "$s002" \
+	    >"$tmp/m-changed.eml"
+	run check -c "$tmp/signed.conf" "$tmp/m-changed.eml" "$s002"
+	cat >"$tmp/want" <<EOT
+$tmp/m-changed.eml${tab}fail${tab}2a02abe0-4efa3d02-2acb5798${tab}Alice Developer <alice@example.org>${tab}commit message is not what was attested${tab}-
+$s002${tab}pass${tab}2a02abe0-215cf3f1-2acb5798${tab}Alice Developer <alice@example.org>${tab}-${tab}-
+EOT
+	is_rc 1 && same "$tmp/out" "$tmp/want"
+	ok $? "check: fail says what differs, pass has no reason"
+	run attest -c "$tmp/sign.conf" -u alice@example.org --mbox "$m"
+	grep -E '^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}:$' "$tmp/out" >"$tmp/got"
+	cut -f 2 "$tmp/series.tsv" | sed 's/$/:/' >"$tmp/want"
+	is_rc 0 && same "$tmp/got" "$tmp/want" && same "$tmp/err" "$tmp/empty" &&
+	    grep -q '^Subject: \[PSIGN v4 X/6\] binfmt_elf' "$tmp/out"
+	ok $? "attest --mbox: the series' six patches, the cover's subject"
+else
+	for t in "attest and index seed 002" "check: fail says what differs" \
+	    "attest --mbox"; do
+		n=$((n + 1))
+		echo "ok $n - $t # SKIP gpg is not installed"
+	done
+fi
+
 # Usage.
 run hash --bogus "$s002"
 is_rc 2 && same "$tmp/out" "$tmp/empty" && grep -q '^usage: ' "$tmp/err"
@@ -204,6 +413,28 @@ ok $? "--help lists the commands"
 run --version
 is_rc 0 && grep -q '^patchattest [0-9]' "$tmp/out"
 ok $? "--version"
+run -V
+is_rc 0 && grep -q '^patchattest [0-9]' "$tmp/out" && same "$tmp/err" "$tmp/empty"
+ok $? "-V is --version"
+run -h
+is_rc 0 && grep -q '^usage: ' "$tmp/out" && same "$tmp/err" "$tmp/empty"
+ok $? "-h: the usage on stdout, exit 0"
+run --bogus
+is_rc 2 && same "$tmp/out" "$tmp/empty" && grep -q '^usage: ' "$tmp/err"
+ok $? "unknown main option: exit 2, the usage on stderr"
+for c in hash attest index check; do
+	run "$c" --help
+	is_rc 0 && grep -q "^usage: patchattest $c " "$tmp/out" &&
+	    same "$tmp/err" "$tmp/empty"
+	ok $? "$c --help: stdout, exit 0"
+	run "$c" --bogus
+	is_rc 2 && same "$tmp/out" "$tmp/empty" &&
+	    grep -q "^usage: patchattest $c " "$tmp/err"
+	ok $? "$c --bogus: the usage on stderr, exit 2"
+done
+run index stray
+is_rc 2 && grep -q "^patchattest: index: unexpected operand 'stray'" "$tmp/err"
+ok $? "index with an operand: says which, exit 2"
 run frobnicate
 is_rc 2 && grep -q "unknown command 'frobnicate'" "$tmp/err"
 ok $? "unknown command: exit 2"

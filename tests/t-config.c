@@ -59,6 +59,19 @@ static const struct bad_case bad_cases[] = {
 	    "F:2: unknown key \"trustmodle\" (did you mean TrustModel?)\n" },
 	{ "unknown key, no hint", S("Frobnicate 1\n"),
 	    "F:1: unknown key \"Frobnicate\"\n" },
+	/* What the file holds reaches a terminal or a log only escaped. */
+	{ "control bytes in a key", S("Arch\x01ive\x1b[2J /x\n"),
+	    "F:1: unknown key \"Arch\\x01ive\\x1b[2J\"\n" },
+	{ "bytes not UTF-8 in a key", S("Socket\xff\xc3 /x\n"),
+	    "F:1: unknown key \"Socket\\xff\\xc3\" (did you mean "
+	    "Socket?)\n" },
+	{ "C1 control and backslash in a key", S("A\xc2\x9b\\b 1\n"),
+	    "F:1: unknown key \"A\\xc2\\x9b\\\\b\"\n" },
+	{ "UTF-8 in a key as it is", S("Schl\xc3\xbcssel 1\n"),
+	    "F:1: unknown key \"Schl\xc3\xbcssel\"\n" },
+	{ "control bytes in a value", S("TrustModel \"gpg\x07\r\"\n"),
+	    "F:1: TrustModel: \"gpg\\x07\\x0d\" is not one of gpg, tofu, "
+	    "keyring\n" },
 	{ "missing value", S("Archive\n"), "F:1: Archive: missing value\n" },
 	{ "value only a comment", S("\n\nIndexPath   # none\n"),
 	    "F:3: IndexPath: missing value\n" },
