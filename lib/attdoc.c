@@ -16,6 +16,7 @@
 #include "patchattest.h"
 #include "attdoc.h"
 #include "digest.h"
+#include "hdrfmt.h"
 #include "sbuf.h"
 #include "textline.h"
 
@@ -97,7 +98,6 @@ struct att_sorted {
 
 static int	 bad(struct pa_err *, const char *, ...)
 		    __attribute__((format(printf, 2, 3)));
-static const char *show(char *, size_t, const char *, size_t);
 static size_t	 next_line(const char *, size_t, size_t);
 static int	 hex32(unsigned char *, const char *, size_t);
 static int	 event(struct att_parse *, const yaml_event_t *);
@@ -115,20 +115,6 @@ bad(struct pa_err *err, const char *fmt, ...)
 	pa_err_vset(err, fmt, ap);
 	va_end(ap);
 	return PA_EBADDOC;
-}
-
-/* show - untrusted bytes fit for a log line: printable ASCII, shortened */
-static const char *
-show(char *buf, size_t size, const char *s, size_t len)
-{
-	size_t i, n;
-
-	for (i = 0, n = 0; i < len && n + 4 < size; i++)
-		buf[n++] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
-	if (i < len)
-		buf[n++] = '.', buf[n++] = '.', buf[n++] = '.';
-	buf[n] = '\0';
-	return buf;
 }
 
 /* next_line - the offset of the line after the one at off, or len */
@@ -233,8 +219,8 @@ attdoc_check_armor(const char *block, size_t len, struct pa_err *err)
 		if (vlen[k] != strlen(armor_keys[k].want) ||
 		    memcmp(val[k], armor_keys[k].want, vlen[k]) != 0)
 			return bad(err, "%s \"%s\" is not supported (%s is)",
-			    armor_keys[k].what, show(buf, sizeof(buf), val[k],
-			    vlen[k]), armor_keys[k].want);
+			    armor_keys[k].what, hdrfmt_printable(buf,
+			    sizeof(buf), val[k], vlen[k]), armor_keys[k].want);
 	}
 	return 0;
 }
@@ -299,8 +285,7 @@ add_triple(struct attdoc *d, const struct att_triple *t)
 static int
 end_block(struct att_parse *ps)
 {
-	char want[MSGHASH_ATTID_LEN + 1], hi[DIGEST_HEXLEN + 1];
-	char hm[DIGEST_HEXLEN + 1], hp[DIGEST_HEXLEN + 1];
+	char want[MSGHASH_ATTID_LEN + 1];
 	char buf[ATT_SHOW_MAX + 4];
 	size_t k;
 
@@ -309,17 +294,14 @@ end_block(struct att_parse *ps)
 			if (!(ps->seen & triple_keys[k].bit))
 				break;
 		return bad(ps->err, "line %zu: block %s has no key %s",
-		    ps->labelline, show(buf, sizeof(buf), ps->label,
-		    strlen(ps->label)), triple_keys[k].name);
+		    ps->labelline, hdrfmt_printable(buf, sizeof(buf),
+		    ps->label, strlen(ps->label)), triple_keys[k].name);
 	}
-	digest_hex(hi, ps->cur.i);
-	digest_hex(hm, ps->cur.m);
-	digest_hex(hp, ps->cur.p);
-	snprintf(want, sizeof(want), "%.8s-%.8s-%.8s", hi, hm, hp);
+	msghash_attid(want, ps->cur.i, ps->cur.m, ps->cur.p);
 	if (strcmp(ps->label, want) != 0)
 		return bad(ps->err, "line %zu: label %s does not match its "
-		    "hashes (%s)", ps->labelline, show(buf, sizeof(buf),
-		    ps->label, strlen(ps->label)), want);
+		    "hashes (%s)", ps->labelline, hdrfmt_printable(buf,
+		    sizeof(buf), ps->label, strlen(ps->label)), want);
 	if (ps->doc->n >= ATTDOC_MAX_BLOCKS)
 		return bad(ps->err, "line %zu: more than %u attestations in "
 		    "one document", ps->labelline, ATTDOC_MAX_BLOCKS);
@@ -427,7 +409,7 @@ event(struct att_parse *ps, const yaml_event_t *ev)
 	case ST_BLOCK:
 		if (ev->type != YAML_MAPPING_START_EVENT || flow)
 			return bad(ps->err, "line %zu: %s is not a block "
-			    "mapping of i, m and p", line, show(buf,
+			    "mapping of i, m and p", line, hdrfmt_printable(buf,
 			    sizeof(buf), ps->label, strlen(ps->label)));
 		memset(&ps->cur, 0, sizeof(ps->cur));
 		ps->seen = 0;
@@ -447,8 +429,8 @@ event(struct att_parse *ps, const yaml_event_t *ev)
 				break;
 		if (k == NTRIPLE_KEYS)
 			return bad(ps->err, "line %zu: unknown key \"%s\" "
-			    "(only i, m, p)", line, show(buf, sizeof(buf), s,
-			    n));
+			    "(only i, m, p)", line, hdrfmt_printable(buf,
+			    sizeof(buf), s, n));
 		if (ps->seen & triple_keys[k].bit)
 			return bad(ps->err, "line %zu: key %s twice", line,
 			    triple_keys[k].name);
@@ -516,8 +498,7 @@ dedupe(struct attdoc *d, struct pa_err *err)
 {
 	struct att_sorted *s;
 	unsigned char *drop;
-	char hi[DIGEST_HEXLEN + 1], hm[DIGEST_HEXLEN + 1];
-	char hp[DIGEST_HEXLEN + 1];
+	char label[MSGHASH_ATTID_LEN + 1];
 	size_t i, n;
 	int rc = 0;
 
@@ -547,11 +528,9 @@ dedupe(struct attdoc *d, struct pa_err *err)
 		if (memcmp(s[i].t.i, s[i - 1].t.i, 4) == 0 &&
 		    memcmp(s[i].t.m, s[i - 1].t.m, 4) == 0 &&
 		    memcmp(s[i].t.p, s[i - 1].t.p, 4) == 0) {
-			digest_hex(hi, s[i].t.i);
-			digest_hex(hm, s[i].t.m);
-			digest_hex(hp, s[i].t.p);
-			rc = bad(err, "label %.8s-%.8s-%.8s appears with two "
-			    "different sets of hashes", hi, hm, hp);
+			msghash_attid(label, s[i].t.i, s[i].t.m, s[i].t.p);
+			rc = bad(err, "label %s appears with two different "
+			    "sets of hashes", label);
 			break;
 		}
 	}

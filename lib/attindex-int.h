@@ -76,8 +76,6 @@ struct attindex {
 /* idx_mdb_err - "WHAT index at PATH: REASON[ (HINT)]" */
 void	idx_mdb_err(const struct attindex *, struct pa_err *, const char *,
 	    int);
-/* sanitize - untrusted bytes as a printable string for a message */
-void	sanitize(char *, size_t, const void *, size_t);
 /*
  * idx_intact - 0 while the file is no shorter than it was (LMDB never
  * shrinks it: a shorter one was cut by someone else, and its map would

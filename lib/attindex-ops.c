@@ -16,6 +16,7 @@
 #include "attindex.h"
 #include "attindex-int.h"
 #include "attrec.h"
+#include "hdrfmt.h"
 #include "sbuf.h"
 
 /*
@@ -69,8 +70,8 @@ do_setup(struct attindex *h, MDB_txn *txn)
 		if (rc == 0) {
 			same = v.mv_size == sizeof(stamp) - 1 &&
 			    memcmp(v.mv_data, stamp, v.mv_size) == 0;
-			sanitize(h->oldstamp, sizeof(h->oldstamp), v.mv_data,
-			    v.mv_size);
+			hdrfmt_printable(h->oldstamp, sizeof(h->oldstamp),
+			    v.mv_data, v.mv_size);
 		}
 	}
 	if (rc != 0 && rc != MDB_NOTFOUND && rc != MDB_INCOMPATIBLE)

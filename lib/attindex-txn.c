@@ -66,18 +66,6 @@ idx_mdb_err(const struct attindex *h, struct pa_err *err, const char *what,
 		    idx_errors[i].text, idx_errors[i].hint);
 }
 
-/* sanitize - untrusted bytes as a printable string for a message */
-void
-sanitize(char *out, size_t size, const void *in, size_t len)
-{
-	const unsigned char *s = in;
-	size_t i;
-
-	for (i = 0; i < len && i < size - 1; i++)
-		out[i] = s[i] >= 0x20 && s[i] < 0x7f ? (char)s[i] : '?';
-	out[i] = '\0';
-}
-
 int
 idx_intact(struct attindex *h, struct pa_err *err)
 {

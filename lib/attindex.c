@@ -42,6 +42,7 @@
 #include "attindex.h"
 #include "attindex-int.h"
 #include "attrec.h"
+#include "hdrfmt.h"
 #include "sbuf.h"
 
 static int	 wbegin(struct attindex *, struct pa_err *);
@@ -246,7 +247,7 @@ reader_setup(struct attindex *h, struct pa_err *err)
 		goto fail;
 	if (v.mv_size != sizeof(ATTINDEX_SCHEMA) - 1 ||
 	    memcmp(v.mv_data, ATTINDEX_SCHEMA, v.mv_size) != 0) {
-		sanitize(have, sizeof(have), v.mv_data, v.mv_size);
+		hdrfmt_printable(have, sizeof(have), v.mv_data, v.mv_size);
 		rend(h, txn);
 		pa_err_set(err, "index at %s has schema %s, this program needs "
 		    "%s: run patchattest index", h->path, have,

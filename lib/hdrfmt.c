@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "hdrfmt.h"
@@ -33,23 +34,66 @@ printable(const unsigned char *p, size_t n, int valid)
 	return !(p[0] == 0xc2 && p[1] < 0xa0);
 }
 
+/*
+ * escape_one - the character at p (at most len bytes) as hdrfmt_escaped()
+ * writes it, into out (at most 4 escapes of 4 bytes); its length in the
+ * input into *used, its length written returned
+ */
+static size_t
+escape_one(const unsigned char *p, size_t len, size_t *used, char out[17])
+{
+	size_t k, n;
+	int valid;
+
+	*used = n = pytext_utf8_char(p, len, &valid);
+	if (printable(p, n, valid)) {
+		memcpy(out, p, n);
+		return n;
+	}
+	if (p[0] == '\\') {
+		memcpy(out, "\\\\", 2);
+		return 2;
+	}
+	for (k = 0; k < n; k++)
+		snprintf(out + 4 * k, 5, "\\x%02x", p[k]);
+	return 4 * n;
+}
+
 void
 hdrfmt_escaped(struct sbuf *out, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i, k, n;
-	int valid;
+	char one[17];
+	size_t i, used, n;
 
-	for (i = 0; i < len; i += n) {
-		n = pytext_utf8_char(p + i, len - i, &valid);
-		if (printable(p + i, n, valid))
-			sbuf_add(out, p + i, n);
-		else if (p[i] == '\\')
-			sbuf_addstr(out, "\\\\");
-		else
-			for (k = 0; k < n; k++)
-				sbuf_addf(out, "\\x%02x", p[i + k]);
+	for (i = 0; i < len; i += used) {
+		n = escape_one(p + i, len - i, &used, one);
+		sbuf_add(out, one, n);
 	}
+}
+
+const char *
+hdrfmt_printable(char *buf, size_t size, const void *s, size_t len)
+{
+	const unsigned char *p = s;
+	char one[17];
+	size_t i, used, n, at = 0, whole = 0;
+
+	for (i = 0; i < len && whole < size; i += used)
+		whole += escape_one(p + i, len - i, &used, one);
+	for (i = 0; i < len; i += used) {
+		n = escape_one(p + i, len - i, &used, one);
+		/* when all of it does not fit, room is kept for "..." */
+		if (whole >= size && at + n + 3 >= size) {
+			memcpy(buf + at, "...", 3);
+			at += 3;
+			break;
+		}
+		memcpy(buf + at, one, n);
+		at += n;
+	}
+	buf[at] = '\0';
+	return buf;
 }
 
 void

@@ -27,6 +27,14 @@ void	hdrfmt_quoted(struct sbuf *out, const char *s);
 void	hdrfmt_escaped(struct sbuf *out, const char *s, size_t len);
 
 /*
+ * hdrfmt_printable - likewise into buf (size bytes, at least 4), whole
+ * characters and escapes only, ending in "..." when s does not fit;
+ * returns buf.  For messages about untrusted bytes.
+ */
+const char *hdrfmt_printable(char *buf, size_t size, const void *s,
+	    size_t len);
+
+/*
  * hdrfmt_item - append sep and item, or, when item would pass the width,
  * sep without its trailing blanks, a fold, and item.  *col is the column
  * the value ends at (start it at the length of "Name: ").

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "hdrfmt.h"
 #include "hdrstrip.h"
 #include "policy.h"
 #include "tap.h"
@@ -340,9 +341,40 @@ test_ours(void)
 		    "authserv-id: %s", cases[k].name);
 }
 
+/* hdrfmt_printable: escaped as hdrfmt_escaped does, cut whole with "..." */
+static void
+test_printable(void)
+{
+	static const struct {
+		const char	*in;
+		size_t		 size;
+		const char	*want;
+	} rows[] = {
+		{ "plain text", 32, "plain text" },
+		{ "a\x01" "b\\c", 32, "a\\x01b\\\\c" },
+		{ "caf\xc3\xa9 \xff", 32, "caf\xc3\xa9 \\xff" },
+		{ "0123456789", 10, "012345..." },
+		{ "0123456789", 11, "0123456789" },
+		/* an escape is never cut: it goes whole, or "..." */
+		{ "ab\x01\x01", 9, "ab..." },
+		{ "ab\x01\x01", 10, "ab\\x01..." },
+		{ "ab\x01\x01", 11, "ab\\x01\\x01" },
+		/* nor a UTF-8 character */
+		{ "\xc3\xa9\xc3\xa9\xc3\xa9", 6, "\xc3\xa9..." },
+		{ "", 4, "" },
+	};
+	char buf[64];
+	size_t k;
+
+	for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++)
+		tap_check_str(hdrfmt_printable(buf, rows[k].size, rows[k].in,
+		    strlen(rows[k].in)), rows[k].want, "printable %zu", k);
+}
+
 int
 main(void)
 {
+	test_printable();
 	test_actions();
 	test_text();
 	test_wait();
