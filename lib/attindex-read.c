@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ascii.h"
 #include "attindex.h"
 #include "attindex-int.h"
 #include "attrec.h"
@@ -174,9 +175,7 @@ attindex_lookup(struct attindex *h, const char *attid, struct att_hit *hits,
 		return 0;
 	/* Only "xxxxxxxx-xxxxxxxx-xxxxxxxx" can be stored; any case. */
 	for (i = 0; i < ATTID_LEN; i++) {
-		c = (unsigned char)attid[i];
-		if (c >= 'A' && c <= 'F')
-			c += 'a' - 'A';
+		c = (unsigned char)ascii_lower(attid[i]);
 		if ((i == 8 || i == 17) ? c != '-' :
 		    !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
 			return 0;

@@ -1,9 +1,9 @@
 #include "config.h"
 
-#include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
+#include "ascii.h"
 #include "patchattest.h"
 #include "mime.h"
 
@@ -66,7 +66,7 @@ mime_type(const char *value, size_t len, char out[MIME_TYPE_MAX])
 	for (i = 0; i < len && n < MIME_TYPE_MAX - 1; i++) {
 		if (value[i] == '/')
 			slashes++;
-		out[n++] = (char)tolower((unsigned char)value[i]);
+		out[n++] = ascii_lower(value[i]);
 	}
 	out[n] = '\0';
 	if (slashes != 1 || i < len)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ascii.h"
 #include "patchattest.h"
 #include "digest.h"
 #include "mailinfo.h"
@@ -74,12 +75,7 @@ axes_seen(unsigned saw)
 static void
 lower_copy(char *dst, size_t size, const char *src, size_t len)
 {
-	size_t i;
-
-	for (i = 0; i < len && i + 1 < size; i++)
-		dst[i] = (char)(src[i] >= 'A' && src[i] <= 'Z' ?
-		    src[i] + 32 : src[i]);
-	dst[i] = '\0';
+	ascii_lower_copy(dst, src, len < size ? len : size - 1);
 }
 
 /*

@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "ascii.h"
 #include "hdrfmt.h"
 #include "paconfig.h"
 #include "patchattest.h"
@@ -263,8 +264,8 @@ config_distance(const char *a, const char *b)
 		row[0] = i;
 		for (j = 1; j <= lb; j++) {
 			up = row[j];
-			best = diag + (tolower((unsigned char)a[i - 1]) !=
-			    tolower((unsigned char)b[j - 1]));
+			best = diag + (ascii_lower(a[i - 1]) !=
+			    ascii_lower(b[j - 1]));
 			if (up + 1 < best)
 				best = up + 1;
 			if (row[j - 1] + 1 < best)

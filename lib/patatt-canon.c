@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ascii.h"
 #include "patchattest.h"
 #include "codec.h"
 #include "digest.h"
@@ -170,18 +171,13 @@ static int
 name_is(const char *s, size_t len, const char *lname)
 {
 	const char *c = memchr(s, ':', len);
-	size_t n, k;
+	size_t n;
 
 	if (c == NULL)
 		return 0;
 	n = (size_t)(c - s);
 	strip(&s, &n);
-	if (n != strlen(lname))
-		return 0;
-	for (k = 0; k < n; k++)
-		if ((s[k] >= 'A' && s[k] <= 'Z' ? s[k] + 32 : s[k]) != lname[k])
-			return 0;
-	return 1;
+	return ascii_is(s, n, lname);
 }
 
 int
@@ -441,14 +437,9 @@ static int
 raw_name_is(const struct patatt_msg *m, size_t i, const char *lname)
 {
 	const char *s = m->text + m->f[i].off;
-	size_t n = m->f[i].colon, k;
+	size_t n = m->f[i].colon;
 
-	if (n != strlen(lname) || n == m->f[i].len)
-		return 0;
-	for (k = 0; k < n; k++)
-		if ((s[k] >= 'A' && s[k] <= 'Z' ? s[k] + 32 : s[k]) != lname[k])
-			return 0;
-	return 1;
+	return n < m->f[i].len && ascii_is(s, n, lname);
 }
 
 int

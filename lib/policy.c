@@ -1,10 +1,10 @@
 #include "config.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
+#include "ascii.h"
 #include "hdrfmt.h"
 #include "policy.h"
 
@@ -243,8 +243,8 @@ policy_authres_ours(const char *v, size_t len, const char *authserv_id)
 		for (i++, n = 0; i < len && v[i] != '"'; i++, n++) {
 			if (v[i] == '\\' && i + 1 < len)
 				i++;
-			if (n >= idlen || tolower((unsigned char)v[i]) !=
-			    tolower((unsigned char)authserv_id[n]))
+			if (n >= idlen || ascii_lower(v[i]) !=
+			    ascii_lower(authserv_id[n]))
 				return 0;
 		}
 		return i < len && n == idlen && idlen > 0;

@@ -16,6 +16,7 @@
 
 #include <string.h>
 
+#include "ascii.h"
 #include "patchattest.h"
 #include "codec.h"
 #include "pycodec.h"
@@ -266,9 +267,7 @@ canon_cs(char out[LABEL_MAX], const char *s, size_t len)
 {
 	size_t n;
 
-	for (n = 0; n < len; n++)
-		out[n] = (char)(s[n] >= 'A' && s[n] <= 'Z' ? s[n] + 32 : s[n]);
-	out[n] = '\0';
+	ascii_lower_copy(out, s, len);
 	for (n = 0; n < sizeof(aliases) / sizeof(aliases[0]); n++)
 		if (strcmp(out, aliases[n][0]) == 0) {
 			memcpy(out, aliases[n][1], strlen(aliases[n][1]) + 1);
@@ -338,7 +337,7 @@ collapse(struct sbuf *runs, struct sbuf *bytes, const struct sbuf *a,
     const struct sbuf *words)
 {
 	const struct word *wv = (const struct word *)(const void *)words->buf;
-	size_t i, n, nw = words->len / sizeof(*wv), nr = 0;
+	size_t i, nw = words->len / sizeof(*wv), nr = 0;
 	struct run r, *last;
 	int rc;
 
@@ -350,12 +349,8 @@ collapse(struct sbuf *runs, struct sbuf *bytes, const struct sbuf *a,
 		if (!r.plain) {
 			if (wv[i].cslen >= LABEL_MAX)
 				return PA_ECHARSET;
-			for (n = 0; n < wv[i].cslen; n++) {
-				char c = a->buf[wv[i].csoff + n];
-
-				r.cs[n] =
-				    (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-			}
+			ascii_lower_copy(r.cs, a->buf + wv[i].csoff,
+			    wv[i].cslen);
 		}
 		last = nr ? (struct run *)(void *)runs->buf + nr - 1 : NULL;
 		if (last && last->plain == r.plain &&
