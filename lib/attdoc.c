@@ -13,6 +13,7 @@
 
 #include <yaml.h>
 
+#include "grow.h"
 #include "patchattest.h"
 #include "attdoc.h"
 #include "digest.h"
@@ -265,18 +266,10 @@ hex32(unsigned char *out, const char *s, size_t len)
 static int
 add_triple(struct attdoc *d, const struct att_triple *t)
 {
-	struct att_triple *nt;
-	size_t alloc;
+	int rc;
 
-	if (d->n == d->alloc) {
-		alloc = d->alloc ? d->alloc * 2 : 16;
-		if (alloc > ATTDOC_MAX_BLOCKS)
-			alloc = ATTDOC_MAX_BLOCKS;
-		if ((nt = realloc(d->t, alloc * sizeof(*nt))) == NULL)
-			return PA_ENOMEM;
-		d->t = nt;
-		d->alloc = alloc;
-	}
+	if ((rc = GROW(d->t, d->n, d->alloc, 16, ATTDOC_MAX_BLOCKS)) != 0)
+		return rc;
 	d->t[d->n++] = *t;
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "grow.h"
 #include "patchattest.h"
 #include "hdrstrip.h"
 #include "policy.h"
@@ -51,8 +52,8 @@ hdrstrip_field(struct hdrstrip *s, const char *name, const char *value,
     const char *authserv_id)
 {
 	struct hdrstrip_field *f;
-	size_t i, alloc;
-	int doomed;
+	size_t i;
+	int doomed, rc;
 
 	if (hdrstrip_is(name, HDR_VERDICT))
 		doomed = 1;
@@ -61,15 +62,8 @@ hdrstrip_field(struct hdrstrip *s, const char *name, const char *value,
 		    strlen(value), authserv_id);
 	else
 		return 0;
-	if (s->n == HDRSTRIP_MAX)
-		return PA_ETOOBIG;
-	if (s->n == s->alloc) {
-		alloc = s->alloc ? s->alloc * 2 : 8;
-		if ((f = realloc(s->f, alloc * sizeof(*f))) == NULL)
-			return PA_ENOMEM;
-		s->f = f;
-		s->alloc = alloc;
-	}
+	if ((rc = GROW(s->f, s->n, s->alloc, 8, HDRSTRIP_MAX)) != 0)
+		return rc;
 	f = &s->f[s->n];
 	if ((f->name = strdup(name)) == NULL)
 		return PA_ENOMEM;

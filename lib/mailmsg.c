@@ -1,9 +1,11 @@
 #include "config.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "grow.h"
 #include "patchattest.h"
 #include "mailmsg.h"
 #include "sbuf.h"
@@ -105,15 +107,11 @@ push_field(struct mailmsg *m, size_t off, size_t len)
 {
 	struct mailmsg_field *f;
 	const char *p = m->text.buf + off;
-	size_t n, alloc;
+	size_t n;
+	int rc;
 
-	if (m->nfield == m->afield) {
-		alloc = m->afield ? m->afield * 2 : 32;
-		if ((f = realloc(m->field, alloc * sizeof(*f))) == NULL)
-			return PA_ENOMEM;
-		m->field = f;
-		m->afield = alloc;
-	}
+	if ((rc = GROW(m->field, m->nfield, m->afield, 32, SIZE_MAX)) != 0)
+		return rc;
 	f = &m->field[m->nfield++];
 	f->off = off;
 	f->len = len;

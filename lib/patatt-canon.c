@@ -10,9 +10,11 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "ascii.h"
 #include "patchattest.h"
 #include "codec.h"
@@ -88,15 +90,10 @@ add_field(struct patatt_msg *m, size_t off, size_t len)
 {
 	struct patatt_field *f;
 	const char *c;
-	size_t alloc;
+	int rc;
 
-	if (m->n == m->alloc) {
-		alloc = m->alloc ? m->alloc * 2 : 64;
-		if ((f = realloc(m->f, alloc * sizeof(*f))) == NULL)
-			return PA_ENOMEM;
-		m->f = f;
-		m->alloc = alloc;
-	}
+	if ((rc = GROW(m->f, m->n, m->alloc, 64, SIZE_MAX)) != 0)
+		return rc;
 	f = &m->f[m->n++];
 	f->off = off;
 	f->len = len;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "patchattest.h"
 #include "digest.h"
 #include "patchclean.h"
@@ -145,21 +146,14 @@ hunk_parse(struct hunk *h, const char *s, size_t n)
 static int
 pending_add(struct pending *b, const char *text, size_t off, size_t end)
 {
-	struct span *r;
+	int rc;
 
 	/* the next line of the text continues the last run */
 	if (b->nrun > 0 && off == b->run[b->nrun - 1].end + 1)
 		b->run[b->nrun - 1].end = end;
 	else {
-		if (b->nrun == b->arun) {
-			size_t na = b->arun ? b->arun * 2 : 16;
-
-			if (na > SIZE_MAX / sizeof(*r) ||
-			    (r = realloc(b->run, na * sizeof(*r))) == NULL)
-				return PA_ENOMEM;
-			b->run = r;
-			b->arun = na;
-		}
+		if ((rc = GROW(b->run, b->nrun, b->arun, 16, SIZE_MAX)) != 0)
+			return rc;
 		b->run[b->nrun].off = off;
 		b->run[b->nrun].end = end;
 		b->nrun++;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "patchattest.h"
 #include "pgp-int.h"
 
@@ -202,11 +203,12 @@ static int
 cache_list(struct pgp *p, struct pa_err *err)
 {
 	struct pgp_stamp now[PGP_NSTAMPS];
-	gpgme_key_t k, *nk;
+	gpgme_key_t k;
 	gpgme_subkey_t s;
 	gpgme_error_t e;
 	struct pgp_ix *nix;
 	size_t nsub = 0, i;
+	int rc;
 
 	stamps_take(p, now);
 	pgp_cache_clear(p);
@@ -216,21 +218,12 @@ cache_list(struct pgp *p, struct pa_err *err)
 		return PA_ERROR;
 	}
 	while ((e = gpgme_op_keylist_next(p->lctx, &k)) == 0) {
-		if (p->nkeys == p->akeys) {
-			if (p->akeys >= PGP_KEYS_MAX) {
-				gpgme_key_unref(k);
-				e = gpg_error(GPG_ERR_TOO_LARGE);
-				break;
-			}
-			nk = realloc(p->keys, (p->akeys ? p->akeys * 2 : 64) *
-			    sizeof(*nk));
-			if (nk == NULL) {
-				gpgme_key_unref(k);
-				e = gpg_error(GPG_ERR_ENOMEM);
-				break;
-			}
-			p->keys = nk;
-			p->akeys = p->akeys ? p->akeys * 2 : 64;
+		if ((rc = GROW(p->keys, p->nkeys, p->akeys, 64,
+		    PGP_KEYS_MAX)) != 0) {
+			gpgme_key_unref(k);
+			e = gpg_error(rc == PA_ETOOBIG ? GPG_ERR_TOO_LARGE :
+			    GPG_ERR_ENOMEM);
+			break;
 		}
 		p->keys[p->nkeys++] = k;
 		for (s = k->subkeys; s; s = s->next)

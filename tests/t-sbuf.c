@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "patchattest.h"
+#include "grow.h"
 #include "sbuf.h"
 #include "tap.h"
 
@@ -50,6 +51,32 @@ read_fd(size_t cap, size_t over)
 	free(data);
 }
 
+/* GROW: doubling from first, up to max, every element kept */
+static void
+test_grow(void)
+{
+	long *v = NULL;
+	size_t n = 0, alloc = 0, allocs[8], k = 0;
+	int rc = 0, kept = 1;
+
+	while (n < 40 && (rc = GROW(v, n, alloc, 4, 40)) == 0) {
+		if (k == 0 || allocs[k - 1] != alloc)
+			allocs[k++ < 8 ? k - 1 : 7] = alloc;
+		v[n] = (long)n * 7;
+		n++;
+	}
+	for (size_t i = 0; i < n; i++)
+		kept &= v[i] == (long)i * 7;
+	tap_ok(rc == 0 && n == 40 && kept, "40 elements through GROW, kept");
+	tap_ok(k == 5 && allocs[0] == 4 && allocs[1] == 8 && allocs[2] == 16 &&
+	    allocs[3] == 32 && allocs[4] == 40, "allocated 4, 8, 16, 32, then "
+	    "the cap of 40");
+	tap_check_int(GROW(v, n, alloc, 4, 40), PA_ETOOBIG,
+	    "the 41st of at most 40: too big");
+	tap_check_int((long long)alloc, 40, "  and the array stays as it was");
+	free(v);
+}
+
 int
 main(void)
 {
@@ -58,6 +85,7 @@ main(void)
 	size_t len;
 	int i;
 
+	test_grow();
 	sbuf_init(&sb, 16);
 	tap_ok(sb.buf != NULL && sb.buf[0] == '\0' && sb.len == 0,
 	    "a new buffer is an empty string");
