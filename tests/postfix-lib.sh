@@ -1,6 +1,7 @@
 # postfix-lib.sh - a private Postfix on loopback, a milter beside it, and
 # a signed Maildir archive of the seed series; sourced by t-postfix.sh,
-# t-load.sh and bench/bench-milter.sh.
+# t-load.sh and bench/bench-milter.sh, and by t-contrib.sh for the
+# README's Postfix lines and the Debian package's configuration.
 #
 # Postfix runs as root with its own configuration, queue, log and mailbox
 # under a directory the caller made (and removes); nothing of the system's
@@ -8,12 +9,23 @@
 # delivered by virtual(8) into the Maildir $PF_MAILDIR.
 #
 #   pf_usable             0 when this can run here; else PF_WHY says why
+#   pf_debian_usable      0 when Debian's stock master.cf and chroot set-up
+#                         are there (for PF_CHROOT=debian); else PF_WHY
 #   pf_start DIR [MILTER] start Postfix in DIR (empty or absent; its
 #                         parents searchable by Postfix's users: chmod 755
 #                         a mktemp -d) with the milter MILTER in Postfix's
 #                         spelling (unix:/path, inet:127.0.0.1:PORT), or
 #                         none; wait until it listens.  Sets PF_DIR,
 #                         PF_PORT (a free high port) and PF_MAILDIR.
+#                         PF_MILTER_CF=FILE: main.cf's milter settings
+#                         are FILE's lines instead (MILTER is ignored).
+#                         PF_CHROOT=debian: the services as Debian's stock
+#                         master.cf has them, smtpd and cleanup chrooted
+#                         into the queue directory (PF_DIR/spool), which
+#                         is filled as Debian's postfix service does it.
+#   pf_send_local FILE    one message through sendmail(1), pickup and
+#                         cleanup (non_smtpd_milters)
+#   pf_chrooted NAME      0 when its process NAME (smtpd...) is chrooted
 #   pf_stop               stop it; wait until every process it started
 #                         is gone
 #   pf_send FILE          one message with swaks (dialogue in FILE.smtp)
@@ -34,7 +46,10 @@
 #   pa_sign ARCHIVE FILE...  one more document, for FILE..., delivered
 #                         into the Maildir ARCHIVE
 #   hdr_block FILE        a mail's header, continuation lines unfolded
+#   readme_postfix        the README's Postfix milter settings, one a line
+#   deb_conf_packaged     the patchattest.conf the Debian package installs
 #   free_port             a free TCP port on 127.0.0.1
+#   port_free PORT        0 when PORT on 127.0.0.1 is free
 #   wait_port 127.0.0.1 PORT [SECS], wait_port unix PATH [SECS]
 #                         wait until the socket accepts
 #
@@ -59,6 +74,53 @@ pf_usable() {
 		PF_WHY="python3 is not installed"
 	fi
 	[ -z "$PF_WHY" ]
+}
+
+# Debian's postfix package: its stock master.cf, and the script its
+# postfix service runs before Postfix starts, which copies what chrooted
+# daemons need (resolv.conf, hosts, localtime, NSS libraries...) into the
+# queue directory.  The environment may name others.
+: "${PF_DEBIAN_MASTER:=/usr/share/postfix/master.cf.dist}"
+: "${PF_DEBIAN_SETUP:=/usr/lib/postfix/configure-instance.sh}"
+
+# pf_debian_usable - PF_CHROOT=debian can run here; PF_WHY says why not
+pf_debian_usable() {
+	PF_WHY=
+	for _f in "$PF_DEBIAN_MASTER" "$PF_DEBIAN_SETUP"; do
+		if [ ! -f "$_f" ]; then
+			PF_WHY="not Debian's postfix package: $_f is missing"
+			break
+		fi
+	done
+	[ -z "$PF_WHY" ]
+}
+
+# pf_master_debian: the services the tests use, each line as Debian's
+# stock master.cf has it (the chroot column included), smtpd on
+# 127.0.0.1:PF_PORT
+pf_master_debian() {
+	awk -v port="$PF_PORT" '
+	    BEGIN { n = split("smtp pickup cleanup qmgr rewrite bounce " \
+		"defer trace verify flush proxymap showq error retry " \
+		"discard relay local virtual anvil scache postlog", s, " ")
+		for (i = 1; i <= n; i++) want[s[i]] = 1 }
+	    /^[a-z]/ && ($1 in want) {
+		if ($1 == "smtp" && $2 == "inet")
+			$1 = "127.0.0.1:" port
+		print }' "$PF_DEBIAN_MASTER"
+}
+
+# port_free PORT: 0 when nothing listens on 127.0.0.1:PORT
+port_free() {
+	"$PYTHON3" - "$1" <<'EOT'
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+try:
+    s.bind(("127.0.0.1", int(sys.argv[1])))
+except OSError:
+    sys.exit(1)
+EOT
 }
 
 free_port() {
@@ -122,12 +184,34 @@ virtual_mailbox_base = $PF_DIR/mail
 virtual_mailbox_maps = static:inbox/
 virtual_uid_maps = static:65534
 virtual_gid_maps = static:65534
+EOF
+	if [ -n "${PF_MILTER_CF:-}" ]; then
+		cat "$PF_MILTER_CF" >>"$PF_DIR/etc/main.cf" || return 1
+	else
+		cat >>"$PF_DIR/etc/main.cf" <<EOF
 smtpd_milters = ${2:-}
 non_smtpd_milters = \$smtpd_milters
 milter_default_action = tempfail
 EOF
-	# From scratch: nothing chrooted, only what the tests use.
-	cat >"$PF_DIR/etc/master.cf" <<EOF
+	fi
+	if [ "${PF_CHROOT:-}" = debian ]; then
+		pf_master_debian >"$PF_DIR/etc/master.cf" &&
+		    grep -q "^127\.0\.0\.1:$PF_PORT inet " \
+		    "$PF_DIR/etc/master.cf" || {
+			echo "# no smtpd in $PF_DEBIAN_MASTER" >&2
+			return 1
+		}
+		# "-": the default instance, here the one MAIL_CONFIG names;
+		# -e as its first line says.
+		MAIL_CONFIG=$PF_DIR/etc sh -e "$PF_DEBIAN_SETUP" - \
+		    >"$PF_DIR/log/chroot" 2>&1 || {
+			echo "# $PF_DEBIAN_SETUP failed:" >&2
+			sed 's/^/#   /' "$PF_DIR/log/chroot" >&2
+			return 1
+		}
+	else
+		# From scratch: nothing chrooted, only what the tests use.
+		cat >"$PF_DIR/etc/master.cf" <<EOF
 127.0.0.1:$PF_PORT inet n - n - - smtpd
 pickup    unix  n - n 60 1 pickup
 cleanup   unix  n - n -  0 cleanup
@@ -151,6 +235,7 @@ anvil     unix  - - n -  1 anvil
 scache    unix  - - n -  1 scache
 postlog   unix-dgram n - n - 1 postlogd
 EOF
+	fi
 	# postfix(1) reports only to syslog or a terminal: keep its words.
 	if ! postfix -c "$PF_DIR/etc" check >"$PF_DIR/log/start" 2>&1 ||
 	    ! postfix -c "$PF_DIR/etc" start >>"$PF_DIR/log/start" 2>&1; then
@@ -178,6 +263,17 @@ pf_procs() {
 		esac
 	done
 	return 0
+}
+
+# pf_chrooted NAME: 0 when a process NAME of our Postfix runs chrooted
+# into its queue directory
+pf_chrooted() {
+	for _p in $(pf_procs); do
+		[ "$(cat "/proc/$_p/comm" 2>/dev/null)" = "$1" ] &&
+		    [ "$(readlink "/proc/$_p/root")" = "$PF_DIR/spool" ] &&
+		    return 0
+	done
+	return 1
 }
 
 pf_stop() {
@@ -217,6 +313,13 @@ pf_wait_delivered() {
 pf_send() {
 	swaks --server 127.0.0.1 --port "$PF_PORT" --from dev@example.org \
 	    --to maint@test.example --data "$1" >"$1.smtp" 2>&1
+}
+
+# pf_send_local FILE: 0 when sendmail(1) queued it (its words in
+# FILE.smtp)
+pf_send_local() {
+	"$(postconf -c "$PF_DIR/etc" -h sendmail_path)" -C "$PF_DIR/etc" \
+	    -f dev@example.org maint@test.example <"$1" >"$1.smtp" 2>&1
 }
 
 # milter_socket DIR unix|inet [NAME] - MILTER_SOCK in libmilter's
@@ -327,4 +430,17 @@ pa_sign() {
 hdr_block() {
 	awk '/^$/ { exit } /^[ \t]/ { sub(/^[ \t]+/, " "); line = line $0; next }
 	    { if (NR > 1) print line; line = $0 } END { print line }' "$1"
+}
+
+# readme_postfix: the indented block of the README after the line
+# "Postfix (`contrib/postfix/main.cf`)...", without its indent
+readme_postfix() {
+	awk '/^Postfix \(`contrib\/postfix\/main\.cf`\)/ { on = 1; next }
+	    on && /^    [a-z]/ { sub(/^    /, ""); print; got = 1; next }
+	    on && got { exit }' "$srcdir/README.md"
+}
+
+# deb_conf_packaged: conf/patchattest.conf as debian/rules changes it
+deb_conf_packaged() {
+	sed -f "$srcdir/contrib/debian/conf.sed" "$srcdir/conf/patchattest.conf"
 }

@@ -11,6 +11,11 @@
 #             finds the four settings
 #   systemd   systemd-analyze verify accepts the units in contrib/systemd
 #             (with the built programs in place of /usr/sbin, /usr/bin)
+#   index     the index timer's service command, run against the Debian
+#             package's configuration (no Archive), succeeds
+#   agree     the README's Postfix lines, contrib/postfix/main.cf, the
+#             manual's POSTFIX section and the Debian package's Socket
+#             name the same milter
 #
 # Each part is skipped, with the reason, when its tool is missing.
 # Environment: srcdir, PATCHATTEST, PATCHATTEST_MILTER (make check sets
@@ -21,6 +26,7 @@ src=$(cd "$srcdir" && pwd) || exit 1
 contrib=$src/contrib
 
 . "$srcdir/tests/tap.sh"
+. "$srcdir/tests/postfix-lib.sh"
 T=$(mktemp -d "${TMPDIR:-/tmp}/t-contrib.XXXXXX") || exit 1
 trap workdir_release 0
 trap 'exit 1' HUP INT TERM
@@ -152,5 +158,71 @@ else
 	has "$contrib/systemd/patchattest-index.timer" "Persistent=true" \
 	    "systemd: the timer makes up missed runs"
 fi
+
+# --- index ---------------------------------------------------------------
+# The timer starts patchattest-index.service every 15 minutes.  Its
+# ExecStart, word for word but for the installed paths, against the
+# configuration the Debian package installs (no Archive in it; IndexPath
+# moved into the work directory), with the unit's UMask: it must succeed,
+# the first time and every time after.
+svc=$contrib/systemd/patchattest-index.service
+if [ ! -x "${PATCHATTEST:-}" ]; then
+	skip "index" "PATCHATTEST names no program"
+else
+	mkdir -m 750 "$T/state"
+	deb_conf_packaged |
+	    sed "s|^# IndexPath .*|IndexPath $T/state/index|" >"$T/noarchive.conf"
+	grep -q -i '^Archive[[:space:]]' "$T/noarchive.conf"
+	expect "index: the package's configuration names no Archive" 1 $?
+	has "$T/noarchive.conf" "IndexPath $T/state/index" \
+	    "index: IndexPath moved into the work directory"
+	cmd=$(sed -n 's/^ExecStart=//p' "$svc")
+	run=$(printf '%s\n' "$cmd" |
+	    sed -e "s|^/usr/bin/patchattest |$PATCHATTEST |" \
+	    -e "s| /etc/patchattest/patchattest.conf\$| $T/noarchive.conf|")
+	expect "index: ExecStart runs patchattest index on /etc's configuration" \
+	    "$PATCHATTEST index -c $T/noarchive.conf" "$run"
+	umask_unit=$(sed -n 's/^UMask=//p' "$svc")
+	for i in 1 2; do
+		# $run unquoted: the unit's words, as systemd splits them.
+		(umask "${umask_unit:-0022}" && exec $run) >"$T/index$i.out" 2>&1
+		st=$?
+		ok $st "index: run $i of the service without Archive exits 0"
+		[ $st -eq 0 ] || diag "$T/index$i.out"
+	done
+	grep -q '^no Archive configured' "$T/index1.out"
+	ok $? "index: it says that no Archive is configured"
+	[ -d "$T/state/index" ]
+	ok $? "index: the index is there for what the milter learns"
+fi
+
+# --- agree ---------------------------------------------------------------
+# One default from end to end: the Debian package's Socket (libmilter's
+# inet:PORT@HOST) is what the README, contrib/postfix/main.cf and the
+# manual tell Postfix (inet:HOST:PORT), and the local-socket alternative
+# is the same in the README and main.cf.
+readme_postfix >"$T/readme.cf"
+grep -q '^smtpd_milters = ' "$T/readme.cf"
+ok $? "agree: the README gives Postfix's milter settings"
+while IFS= read -r line; do
+	has "$contrib/postfix/main.cf" "$line" \
+	    "agree: contrib/postfix/main.cf has the README's \"$line\""
+done <"$T/readme.cf"
+sock=$(deb_conf_packaged | sed -n 's/^Socket //p')
+case $sock in
+inet:*@*)
+	port=${sock#inet:}
+	pf_sock=inet:${sock#*@}:${port%@*} ;;
+*)	pf_sock=unix:${sock#*:} ;;
+esac
+expect "agree: the Debian package's Socket is the README's milter" \
+    "smtpd_milters = $pf_sock" "$(grep '^smtpd_milters = ' "$T/readme.cf")"
+has "$src/man/patchattest-milter.8.in" "smtpd_milters = $pf_sock" \
+    "agree: patchattest-milter(8) gives Postfix the same socket"
+alt=$(sed -n 's/^#\(smtpd_milters = unix:.*\)/\1/p' "$contrib/postfix/main.cf")
+has "$src/README.md" "    $alt" \
+    "agree: the README's local socket is main.cf's ($alt)"
+has "$src/man/patchattest-milter.8.in" "$alt" \
+    "agree: so is the manual's"
 
 tap_end

@@ -1,7 +1,7 @@
 #!/bin/sh
 # build.sh - build the Debian binary package of patchattest.
 #
-#   contrib/debian/build.sh [OUTDIR [TARBALL]]
+#   contrib/debian/build.sh [--install-deps] [OUTDIR [TARBALL]]
 #
 # Makes a temporary directory, lays out the source in it as
 # patchattest-VERSION/ (from TARBALL, a "make dist" tarball, when given;
@@ -11,10 +11,56 @@
 # -us -uc -b" there and copies the .deb files it made to OUTDIR (default:
 # the current directory).  The temporary directory is removed.
 #
-# The build dependencies must be installed (Build-Depends in
-# contrib/debian/control; the packaging tools: debhelper).
-# DEB_BUILD_OPTIONS=nocheck skips make check.
+# Build dependencies: the packaging tools (dpkg-dev, debhelper) and the
+# Build-Depends of contrib/debian/control.  They are checked first; when
+# some are missing the script names them and the apt-get line that
+# installs them, and stops.  --install-deps runs "apt-get build-dep" for
+# them instead (through sudo when not root).
+#
+# The build runs "make check", several minutes with the tests that drive
+# a real Postfix (as root, with Postfix installed).  DEB_BUILD_OPTIONS=
+# nocheck skips it, and the nocheck build profile is then set too, so the
+# programs only the tests need (git, gnupg, miltertest) are not asked for.
 set -eu
+
+me=build.sh
+install_deps=
+case ${1:-} in
+--install-deps)	install_deps=yes; shift ;;
+-*)	echo "usage: $0 [--install-deps] [OUTDIR [TARBALL]]" >&2; exit 2 ;;
+esac
+
+# as_root COMMAND...: as root, through sudo when we are not
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		"$@"
+	else
+		sudo "$@"
+	fi
+}
+
+# Without the tests, without what only the tests need.
+case " ${DEB_BUILD_OPTIONS:-} " in
+*" nocheck "*)
+	case " ${DEB_BUILD_PROFILES:-} " in
+	*" nocheck "*)	;;
+	*)	DEB_BUILD_PROFILES="${DEB_BUILD_PROFILES:+$DEB_BUILD_PROFILES }nocheck"
+		export DEB_BUILD_PROFILES ;;
+	esac ;;
+esac
+
+# dpkg-dev brings dpkg-buildpackage and dpkg-checkbuilddeps.
+if ! command -v dpkg-checkbuilddeps >/dev/null 2>&1 ||
+    ! command -v dpkg-buildpackage >/dev/null 2>&1; then
+	if [ -z "$install_deps" ]; then
+		echo "$me: dpkg-dev is not installed; install the packaging" \
+		    "tools with" >&2
+		echo "    apt-get install dpkg-dev debhelper" >&2
+		echo "$me: or run $0 --install-deps" >&2
+		exit 1
+	fi
+	as_root apt-get install -y dpkg-dev debhelper
+fi
 
 out=${1:-.}
 tarball=${2:-}
@@ -53,6 +99,34 @@ fi
 
 rm -rf "$src/debian"
 cp -a "$src/contrib/debian" "$src/debian"
+
+# missing_deps: the unmet build dependencies of debian/control, as
+# dpkg-checkbuilddeps writes them (with versions), or nothing
+missing_deps() {
+	(cd "$src" && dpkg-checkbuilddeps 2>&1 >/dev/null) |
+	    sed -n 's/.*Unmet build dependencies: //p'
+}
+missing=$(missing_deps)
+if [ -n "$missing" ] && [ -n "$install_deps" ]; then
+	as_root apt-get build-dep -y "$src"
+	missing=$(missing_deps)
+fi
+if [ -n "$missing" ]; then
+	# Package names for apt-get: no versions, architectures, profiles
+	# or alternatives; debhelper-compat is provided by debhelper.
+	pkgs=$(printf '%s\n' "$missing" |
+	    sed -e 's/([^)]*)//g' -e 's/\[[^]]*\]//g' -e 's/<[^>]*>//g' |
+	    awk '{ for (i = 1; i <= NF; i++) {
+		if ($i == "|") { i++; continue }
+		w = $i; sub(/:.*/, "", w)
+		if (w == "debhelper-compat") w = "debhelper"
+		printf "%s%s", sep, w; sep = " " } }')
+	echo "$me: missing build dependencies: $missing" >&2
+	echo "$me: install them with" >&2
+	echo "    apt-get install $pkgs" >&2
+	echo "$me: or run $0 --install-deps" >&2
+	exit 1
+fi
 
 (cd "$src" && dpkg-buildpackage -us -uc -b)
 
