@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bench-decide - what GnuPG costs when documents are indexed, and how long
  * the decision on one patch takes once they are.

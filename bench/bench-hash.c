@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bench-hash - how fast the library hashes mail, against SHA-256 alone.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bench-index - how fast the LMDB index builds and answers.
  *

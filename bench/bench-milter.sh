@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench-milter.sh ABS_BUILDDIR ABS_SRCDIR - run by "make bench".
 #
 # Mail through a private Postfix on loopback (tests/postfix-lib.sh),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bench-patatt - what verifying a patatt signature (X-Developer-Signature)
  * costs per message: ed25519, OpenPGP with a keyring folder the size of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench.sh ABS_BUILDDIR ABS_SRCDIR - run by "make bench".
 #
 # Runs bench/bench-hash over the real-mail corpus ($PATCHATTEST_CORPUS, or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * benchutil - what every benchmark program needs: dying with a message,
  * a monotonic clock, a bounded number from the command line, latency

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * nullmilter - a milter that does nothing and accepts everything: the
  * floor bench-milter.sh compares patchattest-milter with.

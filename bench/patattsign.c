@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * patattsign.c - patch mail signed as patatt signs it (see patattsign.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * patattsign - patch mail signed as patatt signs it (spec patatt.md 2,
  * 3, 5), for the benchmarks: the body and the From and Subject from "git

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cli.h - the patchattest command: its subcommands and the helpers they
  * share (main.c).

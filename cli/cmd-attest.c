@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd-attest.c - "patchattest attest": sign the attestation hashes of
  * patch mails with GnuPG and print the mail that carries the document,

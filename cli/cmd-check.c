@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd-check.c - "patchattest check": the verdict on patch mails, as the
  * milter would give it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd-hash.c - "patchattest hash": the attestation hashes of patch mails,
  * as attest-patches printed them (YAML blocks) or as tab-separated rows.

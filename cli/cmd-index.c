@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd-index.c - "patchattest index": build or update the attestation
  * index from the configured signatures archive.

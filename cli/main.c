@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * main.c - patchattest [-V] [-h] COMMAND [ARGS]: dispatch to a
  * subcommand, and the helpers the subcommands share (option parsing from a

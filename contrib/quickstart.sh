@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # quickstart.sh - set up a fresh Debian 12 machine, build, then run.
 #
 #   contrib/quickstart.sh demo   the milter on inet:8891@127.0.0.1 with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * archive-int - what archive.c shares with the reader of each kind of
  * archive (archive-pi.c, archive-maildir.c, archive-mbox.c).  Private to

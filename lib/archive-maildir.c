@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * archive-maildir - a Maildir read as an archive (see archive.h).
  *

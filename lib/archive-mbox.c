@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * archive-mbox - an mbox file read as an archive (see archive.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * archive-pi - public-inbox mirrors, read with libgit2 (see archive.h).
  *

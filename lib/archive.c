@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * archive - finding out what kind of archive a path holds and handing the
  * work to that kind's reader (see archive.h and archive-int.h).

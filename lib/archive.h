@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * archive - reading a local mirror of the signatures archive, entry by
  * entry, from where the last reading stopped.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ascii - case in ASCII only, whatever the locale: mail's header names,
  * charset labels and MIME types are ASCII words compared without case,

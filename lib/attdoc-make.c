@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * attdoc-make.c - a new attestation document: its YAML text, and the
  * subject and headers of the mail that carries it, as the original tool

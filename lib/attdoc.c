@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * attdoc.c - attestation documents of format 0.1 (spec section 5): the
  * clearsigned spans of a mail, the armor comments that name the format,

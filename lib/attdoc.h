@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * attdoc - attestation documents of format 0.1: finding them in mail,
  * reading the signed YAML, and making new ones.

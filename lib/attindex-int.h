@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * attindex-int.h - what the parts of the index (attindex.c: opening,
  * transactions, growing; attindex-ops.c: the writes; attindex-read.c:

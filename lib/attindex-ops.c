@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * attindex-ops.c - the index's writes, each one function of an LMDB
  * transaction and a journal payload (enum jop in attindex-int.h), so

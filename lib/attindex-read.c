@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * attindex-read.c - reading the index: documents, marks, lookups, counts.
  * Outside a write transaction every read runs in a read transaction of

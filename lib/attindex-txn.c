@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * attindex-txn - the bottom of the index: its map, watched for faults
  * and checked against the file's size, its transactions begun and

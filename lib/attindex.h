@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * attindex - the persistent index of attestations (LMDB).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * attrec - the stored form of a document record: a version byte, then
  * fields as tag, length (LEB128), value.  Unknown tags are skipped, so a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * attrec - the stored form of an index's document record (attindex.c).
  */

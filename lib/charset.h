@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * charset - conversion of text to UTF-8 the way git mailinfo does it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * codec - the transfer-encoding decoders, lenient the way git mailinfo is.
  *

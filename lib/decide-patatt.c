@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * decide-patatt.c - the verdict of patatt's in-mail signatures, and one
  * verdict for both schemes (see decide.h).

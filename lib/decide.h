@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * decide - the verdict on one mail: its patch's hashes (every variant)
  * against the index, its patatt signatures against the keyrings, the

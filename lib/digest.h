@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * digest - SHA-256 through OpenSSL's EVP interface.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * divert.c - what the libraries under libpatchattest write to standard
  * error, taken away from the program's own standard error.

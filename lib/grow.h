@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * grow - room for one more element in an array that doubles as it fills.
  *

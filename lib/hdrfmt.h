@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * hdrfmt - writing header field values that procmail, sieve and MTAs read:
  * quoted strings and lines folded before column 78 (RFC 5322, 2.2.3).

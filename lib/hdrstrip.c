@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * hdrstrip.c - the header fields only we may write, and how to delete
  * them (see hdrstrip.h).

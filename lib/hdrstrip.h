@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * hdrstrip - the header fields only we may write, found as a message's
  * header arrives, and the deletions that remove them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * indexer - from archive entries and mail to the index: find the
  * attestation documents in a message, verify each once with GnuPG, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * init.c - what the libraries under libpatchattest need done once per
  * process, before any thread starts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * maildate - the date of an RFC 5322 Date header, as a UTC time.
  *

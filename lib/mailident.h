@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mailident - how git mailinfo turns From and Subject values into the
  * Author, Email and Subject it prints, and its scissors-line test.

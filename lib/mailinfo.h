@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mailinfo - git mailinfo's reading of a patch mail, as the 2020 patch
  * attestation tools saw it through "git mailinfo --encoding=UTF-8".

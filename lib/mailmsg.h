@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mailmsg.h - the library-internal view of struct mailmsg (public
  * lifecycle in patchattest.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mapguard.c - a SIGBUS in a watched mapping becomes a page of zeros and
  * a flag (see mapguard.h).

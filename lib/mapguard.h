@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mapguard - surviving a file that another process truncates while we
  * have it memory-mapped (the LMDB index).

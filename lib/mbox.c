@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mbox - split an in-memory mbox into messages the way Python's
  * mailbox.mbox does (see mbox.h).

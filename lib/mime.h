@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mime - walking the MIME structure of a message, the way Python's email
  * package (which the attestation tools used) sees it.

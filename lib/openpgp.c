@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * openpgp.c - OpenPGP signed messages through librnp (see openpgp.h).
  *

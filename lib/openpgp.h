@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * openpgp - OpenPGP signed messages checked in this process, through
  * librnp, with the keys of one key file (a patatt keyring file: an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * paconfig - the configuration file shared by patchattest and
  * patchattest-milter: "Key value" lines, "#" comments, keys in any case.

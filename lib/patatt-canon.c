@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * patatt-canon.c - the bytes patatt signs: its reading of the message,
  * the tag list of X-Developer-Signature, relaxed header values, the

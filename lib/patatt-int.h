@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * patatt-int.h - what the parts of the patatt verifier share:
  * patatt-canon.c (the message as patatt reads it, the tag list, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * patatt-keyring.c - patatt keyring folders, and the key files read from
  * them, kept while unchanged and shared by every thread.

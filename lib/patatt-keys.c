@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * patatt-keys.c - where patatt keeps a key, and what its files hold
  * (patatt.md 4).

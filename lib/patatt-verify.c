@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * patatt-verify.c - the verdict on one signature for one reading of the
  * body (patatt.md 3 and 6, step 3), in patatt's order: h= signs From and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * patatt.c - the verifier object, and the verdict on each
  * X-Developer-Signature of a message (patatt.md 6) in the order patatt

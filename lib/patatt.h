@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * patatt - the in-header patch signatures of patatt (X-Developer-Signature,
  * spec: patatt.md): parsing, canonicalisation, and verification of

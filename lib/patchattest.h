@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * patchattest.h - the public interface of libpatchattest.
  *

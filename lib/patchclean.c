@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * patchclean - b4's patch cleaning (V1, V2, V3) and the p hash.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * patchclean - the p hash of attestation format 0.1: b4's cleaning of the
  * patch text, then SHA-256 of what is left (spec §4.3).

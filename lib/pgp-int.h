@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pgp-int.h - what the two halves of the GnuPG module share: pgp.c
  * (contexts, verifying, signing) and pgp-keys.c (the keyring listing and

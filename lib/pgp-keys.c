@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pgp-keys.c - the state of signers' keys, from a listing of the keyring
  * that is made again only when the keyring's files change, judged under

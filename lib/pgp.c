@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pgp.c - OpenPGP through GPGME: verify (clearsigned or opaque), clearsign,
  * import, and the state of signers' keys from a cached listing of the

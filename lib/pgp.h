@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pgp - OpenPGP signatures through GPGME: verifying attestation documents
  * and patatt's signed messages, clearsigning, importing keys, and the

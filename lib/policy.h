@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * policy - what the milter does with a patch once it is decided: the
  * action the configuration gives its verdict (with AttestationWait), the

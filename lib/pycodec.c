@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pycodec - Python's codec registry and its decoders with
  * errors='replace', producing UTF-8.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pycodec - Python's codec registry and decoders: bytes.decode(label,
  * errors='replace'), with the result as UTF-8.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pyheader.c - Python 3.11's email.header.decode_header(), make_header()
  * and Header.__str__(), over bytes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pyheader - Python's reading of RFC 2047 encoded words in a header value,
  * as patatt does it for a value that contains "?q?" (patatt.md 2.2):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pytext - Python 3 str semantics over UTF-8 bytes: strict and lenient
  * UTF-8 decoding, universal newlines, str.isspace() and str.strip().

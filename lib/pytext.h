@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pytext - Python 3 str semantics over UTF-8 bytes.
  *

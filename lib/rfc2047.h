@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rfc2047 - decoding of RFC 2047 encoded words in a header value, with the
  * leniency and the errors of git mailinfo.

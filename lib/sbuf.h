@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sbuf - the one growable byte buffer of patchattest.
  *

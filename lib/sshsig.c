@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sshsig.c - raw Ed25519 signatures through libsodium, and OpenSSH SSHSIG
  * signatures (Ed25519 through libsodium, RSA and ECDSA through OpenSSL's

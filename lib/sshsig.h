@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sshsig - public-key signature checks for patatt: raw Ed25519 (RFC
  * 8032) through libsodium, and OpenSSH's SSHSIG format (PROTOCOL.sshsig, what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * textline - reading line-oriented text that need not end in NUL, such as
  * the armor lines of a clearsigned document.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mkman - a manual page from its template: @VERSION@ and @SYSCONFDIR@
  * replaced, and a line "@KEYS@" replaced by the configuration keys as the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * callbacks.c - libmilter's callbacks: collect a message, strip the
  * headers only we may write, decide, add ours, act.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * log.c - one line per event, to syslog with the configured facility and,
  * in the foreground, to standard error.  The level and facility change on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * patchattest-milter - marks patch mail with its attestation verdict.
  *

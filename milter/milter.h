@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * milter.h - the parts of patchattest-milter: the glue between libmilter
  * and the library.  Decisions, policy and formats live in lib/; these

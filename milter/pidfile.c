@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pidfile.c - the milter's PidFile, written as root without trusting the
  * path: never through a symbolic link, only in a folder that nobody but

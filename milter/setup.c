@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * setup.c - the configuration as the milter is about to use it: every
  * problem that would stop it at start-up, or leave it serving nothing but

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * state.c - the configuration in force, the index and the deciders.
  *

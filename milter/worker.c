@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * worker.c - the background thread: documents learnt from mail, the
  * archive re-read every ArchiveRefresh seconds, reloads, and another try

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * milter-record - a transparent recorder between a milter client (the MTA
  * side: miltertest) and a milter, for tests/t-milter.sh.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # patatt-lib.sh - patch mail signed by the real patatt tool, for the milter
 # and Postfix tests; sourced.
 #

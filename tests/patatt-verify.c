@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * patatt-verify - our verdict on the patatt signatures (X-Developer-
  * Signature) of message files, for tests/t-patatt.sh to set beside the

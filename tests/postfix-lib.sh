@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # postfix-lib.sh - a private Postfix on loopback, a milter beside it, and
 # a signed Maildir archive of the seed series; sourced by t-postfix.sh,
 # t-load.sh and bench/bench-milter.sh, and by t-contrib.sh for the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """smtp-load.py - SMTP load for t-load.sh and bench/bench-milter.sh.
 
   smtp-load.py send --port P [--sessions S] [--count N] [--tag TAG]

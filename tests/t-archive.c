@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-archive - the archive readers on real archives made at test time in a
  * temporary directory (removed at the end): public-inbox v2 and v1 git

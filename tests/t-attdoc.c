@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-attdoc - attestation documents without GnuPG: finding clearsigned
  * spans, the armor comments, the strict YAML reading (hostile documents

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-attindex - the LMDB index: storing, looking up, removing, marks,
  * persistence, the schema stamp, map growth, a reader beside a writer in

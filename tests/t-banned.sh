@@ -1,7 +1,9 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # t-banned - no banned C library function is called in lib/, cli/ or
 # milter/ (curl's checksrc idea).  One TAP line per function; offending
 # lines are printed as "#" diagnostics.  Comments are not searched.
+# And every C source says its license in an SPDX line.
 #
 # Banned everywhere: unbounded copies and formats, unchecked number
 # parsing, tokenisers with hidden state, shells.  Banned in lib/ only:
@@ -82,6 +84,22 @@ done
 for f in $banned_lib; do
 	check "$f" "$tmp/lib" "lib"
 done
+
+# every C file of the programs, the tests and the benchmarks: BSD-2-Clause
+n=$((n + 1))
+for d in lib cli milter tests bench man; do
+	[ -d "$srcdir/$d" ] && find "$srcdir/$d" -name '*.[ch]'
+done | sort | while read -r f; do
+	grep -q '^/\* SPDX-License-Identifier: BSD-2-Clause \*/$' "$f" ||
+	    echo "$f"
+done >"$tmp/unlicensed"
+if [ -s "$tmp/unlicensed" ]; then
+	echo "not ok $n - every C source has its SPDX license line"
+	sed 's/^/# /' "$tmp/unlicensed"
+	failed=1
+else
+	echo "ok $n - every C source has its SPDX license line"
+fi
 
 echo "1..$n"
 exit $failed

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # t-cli - the patchattest command through the built binary: output
 # formats, exit statuses and error messages of hash and check, the usage
 # of every command.  TAP on stdout.  The verdicts that need a signed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-codec - the transfer decoders and RFC 2047 words, with the leniency of
  * git mailinfo.

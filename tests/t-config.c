@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-config - the configuration file: defaults, every key, the syntax,
  * each problem as its exact "FILE:LINE: message" line, and the sample

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # t-contrib.sh - the MTA and service snippets in contrib/ are read by the
 # tools that will read them:
 #

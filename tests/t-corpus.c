@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-corpus - differential test against the reference oracle's hashes of
  * real list mail.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-decide-patatt - what patatt's signatures mean under the policy, and
  * one verdict for both schemes: each signature result, TOFU's three

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-decide - the pure parts of the verdict: mail dates, the 2020 verdict
  * on what a document and its key say (one row a case: the facts, the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # t-filters.sh - the mailbox rules in contrib/ (procmail recipe, Sieve
 # script) run on mail as patchattest-milter leaves it: a GnuPG key made
 # here, the seed series signed with "patchattest attest" into a Maildir

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-hostile - input meant to hurt: empty and garbage messages, a 100 MB
  * line, 10,000 nested multiparts, truncated encodings, and a few thousand

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # t-load.sh - patchattest-milter under load behind a real Postfix: 2,000
 # messages over 50 parallel SMTP sessions (attested, tampered, unattested,
 # forged and plain mail), while documents are added to the archive

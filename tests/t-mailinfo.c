@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-mailinfo - mailinfo against the golden outputs of real git mailinfo.
  *

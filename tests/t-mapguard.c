@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-mapguard - a file cut short under its memory map: a read of a lost
  * page in a watched region gives zeros and raises the region's flag

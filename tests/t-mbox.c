@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-mbox - the mbox split, against what Python's mailbox.mbox get_bytes()
  * returns for the same bytes (the expectations were produced with it).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # t-milter-cli.sh - patchattest-milter's command line: -V, -n on the
 # shipped configuration and on a bad one (every problem listed, with file
 # and line), usage errors, and a socket it cannot open.

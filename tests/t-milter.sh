@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # t-milter.sh - patchattest-milter driven by miltertest: GnuPG keys made
 # here, the seed series signed with "patchattest attest" by a trusted, an
 # untrusted and an unknown key, Maildir archives indexed, then one

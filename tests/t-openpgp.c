@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-openpgp - OpenPGP signed messages checked by librnp (lib/openpgp.h),
  * with keys and signatures made by gpg for this run: what a good, a

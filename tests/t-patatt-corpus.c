@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-patatt-corpus - our verdicts on the signed messages of the corpus
  * against the real tool's (Debian's patatt 0.6.3, clock at 2026-12-03),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-patatt-unit - patatt signatures (X-Developer-Signature) with keys made
  * for this run: an OpenSSL Ed25519 key signs the digest D that the test

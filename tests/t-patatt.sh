@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # t-patatt.sh - patatt's in-header signatures (X-Developer-Signature),
 # differentially: the real patatt tool signs patch mail with keys made
 # here, and both our verifier (tests/patatt-verify over lib/patatt.h) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-patchclean - the p hash under b4's three patch cleanings: the
  * fixtures of spec §8.2, and texts whose expected values were computed

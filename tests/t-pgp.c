@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-pgp - signing, verifying and judging keys with a real GnuPG, in
  * throwaway homes made for this run: a signer's home (own key, ultimately

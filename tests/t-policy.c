@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-policy - the milter's policy: the action for each verdict as
  * configured, AttestationWait's window, the SMTP replies, and the

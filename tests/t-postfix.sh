@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # t-postfix.sh - patchattest-milter behind a real Postfix: the seed series
 # signed and indexed, then mail sent with swaks over SMTP and the
 # delivered Maildir files read back.  Run with the milter on a unix socket

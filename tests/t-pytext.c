@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-pytext - Python str semantics over UTF-8 bytes.  Every expected value
  * below is what CPython 3.11 gives for the same bytes.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # t-reconfigure.sh - a tree configured a second time, with another
 # --sysconfdir, builds programs and manual pages that name the new one:
 # "Installing for real" after the quick start configures the same tree

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* t-sbuf - the buffer's invariants: NUL-terminated, capped, sticky errors */
 #include "config.h"
 

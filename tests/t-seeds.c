@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-seeds - the seed series of the scheme's announcement: every patch gives
  * its published attestation ID (patch 1/6 also its three full hashes), the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # t-verify.sh - attestation end to end with real GnuPG and real archives:
 # keys made here, documents signed with "patchattest attest", laid out as
 # a public-inbox v2 mirror (two epochs), a Maildir and an mbox, indexed,

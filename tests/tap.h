@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tap - a small Test Anything Protocol emitter for the C tests.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # tap.sh - TAP output for the shell tests; sourced.
 #
 # ok STATUS DESCRIPTION prints one test line (STATUS 0 passes);

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # build.sh - build the Debian binary package of patchattest.
 #
 #   contrib/debian/build.sh [--install-deps] [OUTDIR [TARBALL]]

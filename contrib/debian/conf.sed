@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # conf.sed - what the Debian package changes in conf/patchattest.conf (the
 # file made from the key table, every key at its default) to make the
 # installed /etc/patchattest/patchattest.conf.  debian/rules applies it

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # patchattest.sieve - file patch mail by the verdict patchattest-milter
 # put on it (Dovecot Pigeonhole, or any Sieve with these extensions).
 #

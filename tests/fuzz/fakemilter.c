@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fakemilter.c - libmilter's side of the milter's callbacks, for the
  * fuzzers and the torture run (see fakemilter.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fakemilter - libmilter's side of the milter's callbacks, for driving
  * them without an MTA: the smfi_* calls they make are recorded (or made

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz-attdoc - libFuzzer target: any bytes as the signed text of an
  * attestation document, as the indexer reads it from an archive.

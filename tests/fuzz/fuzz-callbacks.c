@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz-callbacks - libFuzzer target: the milter's callbacks in whatever
  * order, with whatever header names, values and body pieces, huge or

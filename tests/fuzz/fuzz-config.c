@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz-config - libFuzzer target: the input as a configuration file,
  * loaded whole, then partially (as -n does): no crash, no leak, no hang.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz-mailpush - libFuzzer target: a mail fed the way the milter feeds
  * it, header by header and then the body in pieces, and hashed with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz-msghash - libFuzzer target: any bytes as a mail, parsed and hashed
  * with every variant, as the milter does with what SMTP hands it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz-patatt - libFuzzer target: any bytes as a mail whose
  * X-Developer-Signature headers are judged.  FUZZ_KEYRING names a patatt

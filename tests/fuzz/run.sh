@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # run.sh - the fuzz targets under libFuzzer, AddressSanitizer and
 # UndefinedBehaviorSanitizer, each for SECONDS (default 300), and the
 # torture run of the milter's allocations.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * torture - every allocation of a message's way through the milter made
  * to fail in turn: no crash, no leak, and the message answered as the

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- harness.lua - shared steps of the patchattest-milter scenarios (t-*.lua),
 -- loaded with dofile(HARNESS).  tests/t-milter.sh starts the milter and
 -- tests/milter-record in front of it, then runs each scenario with

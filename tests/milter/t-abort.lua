@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-abort.lua - the client aborts messages part way (after some body,
 -- after the headers); the next message on the same connection gets its
 -- own verdict, and nothing of the aborted one (its forged headers, its

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-authres.lua - AuthservID mx.test.example: each patch gets an
 -- Authentication-Results at index 0 with the result, the verdict and the
 -- attestation ID; incoming ones that claim our authserv-id (in any case)

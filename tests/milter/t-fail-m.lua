@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-fail-m.lua - seed 002 with one line of its commit message changed
 -- gets "fail", naming the commit message; OnFail accept lets it through.
 dofile(HARNESS)

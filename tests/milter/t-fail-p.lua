@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-fail-p.lua - seed 002 with one line of its diff changed gets "fail",
 -- naming the diff; OnFail accept lets it through.
 dofile(HARNESS)

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-forged-one.lua - an incoming X-Patch-Attested is deleted and replaced
 -- by the milter's own: on a genuine patch, and on a tampered one whose
 -- sender claims "pass".

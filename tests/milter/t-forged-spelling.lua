@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-forged-spelling.lua - forged fields in the spellings a filter might
 -- still read as ours: "X-Patch-Attested " and "Authentication-Results\t"
 -- with trailing blanks (Postfix trims those, other MTAs keep them), and

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-forged-three.lua - three forged X-Patch-Attested headers, in odd
 -- places and in three spellings, are all deleted, last to first (3, 2, 1):
 -- Postfix renumbers after each deletion, so any other order leaves one.

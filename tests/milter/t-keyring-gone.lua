@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-keyring-gone.lua - the GnuPG home taken away under the running milter
 -- (GNUPG names it): an attested patch is "temperror", not "nokey", and
 -- passes (OnError accept) or is deferred (ONERROR=tempfail); once the

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-learn.lua - LearnFromMail yes, an archive without the document: the
 -- patch is "none"; then the attestation document arrives by mail and
 -- passes untouched (it is no patch); a moment later the patches pass.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-multi.lua - several messages of every kind on one connection, each
 -- with its own verdict and its own deletions.
 dofile(HARNESS)

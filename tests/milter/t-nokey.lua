@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-nokey.lua - the series attested by a key that is not in the milter's
 -- keyring: "nokey", and with AuthservID an Authentication-Results result
 -- "neutral".  Configuration: AuthservID mx.test.example.

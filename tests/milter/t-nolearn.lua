@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-nolearn.lua - LearnFromMail no: an attestation document arriving by
 -- mail is let through and ignored; the patch stays "none".
 dofile(HARNESS)

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-none.lua - a patch nobody attested gets "none" with its computed
 -- attestation ID; OnNone accept lets it through.
 dofile(HARNESS)

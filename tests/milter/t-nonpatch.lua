@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-nonpatch.lua - mail that is no patch (plain mail, the series' cover
 -- letter) gets no X-Patch-Attested, or exactly "nopatch" with
 -- MarkNonPatches yes (MARK=yes); forged copies go either way, and patches

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-oversize.lua - MaximumBodySize MAXBODY: a bigger message is not
 -- checked and says so ("temperror", the reason naming the limit); it
 -- passes even under OnError tempfail (ONERROR=tempfail), since a retry

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-pass.lua - the seed series, attested by a trusted key, passes: each
 -- patch gets one X-Patch-Attested at index 0 with the value that
 -- "patchattest check --header" gives, and nothing else changes (no

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-patatt-only.lua - a server that checks patatt's signatures only: no
 -- Archive and, at start, no index.  Signed mail passes on its signature,
 -- a patch nobody signed is "none" (not temperror), and a signed cover

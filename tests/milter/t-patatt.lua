@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-patatt.lua - patatt's X-Developer-Signature: seed 002 signed by the
 -- real patatt tool passes on its signature alone (the index has no
 -- document, so the 2020 scheme says none), with the scheme named in the

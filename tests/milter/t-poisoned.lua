@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-poisoned.lua - the milter reads an archive itself (no index yet) in
 -- which a signed document over 16 MiB and one with broken YAML lie beside
 -- the real one.  Until the read ends patches are "temperror" and pass;

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-policy.lua - verdicts of local policy rather than of the signature,
 -- with an Authentication-Results result "policy": POLICY=uidmismatch
 -- (UIDMatch strict: no user ID of the signer's key has the author's

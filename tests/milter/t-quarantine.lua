@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-quarantine.lua - OnFail quarantine: a tampered patch is accepted
 -- into quarantine with a reason naming the verdict, and still gets its
 -- X-Patch-Attested; a passing patch is not quarantined.

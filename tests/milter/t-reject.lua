@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-reject.lua - OnFail reject: a tampered patch is refused with 550 5.7.1
 -- and a text naming the verdict; other verdicts are still accepted.
 dofile(HARNESS)

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-temperror.lua - IndexPath names a corrupt index: patches get
 -- "temperror" and pass (OnError accept), or 451 4.7.1 with ONERROR=tempfail;
 -- mail without a patch needs no index and is handled as usual.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-tempfail.lua - OnNone tempfail: an unattested patch gets 451 4.7.1
 -- and a text naming the verdict; attested ones pass.
 dofile(HARNESS)

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-truncated.lua - the index's file cut to half (the size LMDB's map
 -- would fault on): before the milter starts (MODE=start), or under it
 -- (MODE=live: DATA_MDB names the file, PIDFILE the milter's pid file).

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-untrusted.lua - the series attested by a key in the keyring that
 -- nobody certified (TrustModel gpg): "untrusted", and an
 -- Authentication-Results result "neutral".  Configuration: AuthservID

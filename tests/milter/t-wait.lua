@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- t-wait.lua - AttestationWait 60: an unattested patch dated less than an
 -- hour ago is deferred with 451 4.7.1 (its attestation may be on its
 -- way); dated earlier, or undated, it is accepted as "none".  Patches
