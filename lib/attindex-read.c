@@ -235,7 +235,7 @@ attindex_tofu_get(struct attindex *h, const char *identity, char *key,
 	int rc;
 
 	if (nlen == 0 || nlen > TOFU_NAME_MAX)
-		return 0;
+		return PA_ENOTFOUND;
 	memcpy(name, TOFU_PREFIX, TOFU_PREFIX_LEN);
 	memcpy(name + TOFU_PREFIX_LEN, identity, nlen);
 	k.mv_data = name;
@@ -249,10 +249,10 @@ attindex_tofu_get(struct attindex *h, const char *identity, char *key,
 	}
 	rend(h, txn);
 	if (rc == MDB_NOTFOUND)
-		return 0;
+		return PA_ENOTFOUND;
 	if (rc != 0 || v.mv_size >= size) {
 		idx_mdb_err(h, err, "reading", rc ? rc : MDB_CORRUPTED);
 		return PA_ERROR;
 	}
-	return 1;
+	return 0;
 }

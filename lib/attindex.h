@@ -118,7 +118,7 @@ int	attindex_lookup_i(struct attindex *, const unsigned char i[32],
 
 /*
  * attindex_tofu_get - the key first seen for a patatt identity into key:
- * 1, or 0 when there is none, or PA_ERROR.  attindex_tofu_put - record it
+ * 0, or PA_ENOTFOUND when there is none, or PA_ERROR.  attindex_tofu_put - record it
  * (in a write transaction); a key already recorded for the identity
  * stays.
  */

@@ -91,22 +91,22 @@ judge_signature(const struct patatt_judge *j, const struct patatt_sig *s,
 	case PATATT_OFFERED:
 		if (j->cfg->patatt_tofu == CONFIG_YES && j->tofu != NULL) {
 			switch (j->tofu(j->tofu_arg, s->identity, s->offered)) {
-			case 2:
+			case TOFU_FIRST:
 				snprintf(c->tofu_key, sizeof(c->tofu_key),
 				    "%s", s->offered);
 				/* FALLTHROUGH */
-			case 0:
+			case TOFU_SAME:
 				c->result = VERDICT_PASS;
 				snprintf(c->reason, sizeof(c->reason), "the "
 				    "key the mail offers, trusted on first use");
 				break;
-			case 1:
+			case TOFU_OTHER:
 				c->result = VERDICT_FAIL;
 				snprintf(c->reason, sizeof(c->reason), "the "
 				    "key for %s is not the one first seen",
 				    s->identity);
 				return;
-			default:
+			case TOFU_UNKNOWN:
 				c->result = VERDICT_TEMPERROR;
 				snprintf(c->reason, sizeof(c->reason), "the "
 				    "first-use keys cannot be read");
@@ -166,7 +166,7 @@ decide_patatt(const struct patatt_judge *j, const struct patatt_report *r,
 	size_t k;
 
 	if (r->n == 0)
-		return 0;
+		return PA_ENOTFOUND;
 	for (k = 0; k < r->n && k < PATATT_MAX_SIGS; k++) {
 		judge_signature(j, &r->sig[k], &c);
 		if (k == 0 || better(&c, out)) {
@@ -175,7 +175,7 @@ decide_patatt(const struct patatt_judge *j, const struct patatt_report *r,
 			    algo_names[r->sig[k].algo]);
 		}
 	}
-	return 1;
+	return 0;
 }
 
 void

@@ -376,8 +376,8 @@ look_by_author(struct decider *d, struct candidate *best)
 	}
 }
 
-/* first_key - PatattTOFU: the key an identity offered before, if any */
-static int
+/* first_key - PatattTOFU: key against the one identity offered first */
+static enum tofu_seen
 first_key(void *arg, const char *identity, const char *key)
 {
 	struct decider *d = arg;
@@ -385,13 +385,14 @@ first_key(void *arg, const char *identity, const char *key)
 	char seen[256];
 	int rc;
 
-	if (d->ix == NULL ||
-	    (rc = attindex_tofu_get(d->ix, identity, seen, sizeof(seen),
-	    &err)) < 0)
-		return -1;
-	if (rc == 0)
-		return 2;
-	return strcmp(seen, key) == 0 ? 0 : 1;
+	if (d->ix == NULL)
+		return TOFU_UNKNOWN;
+	rc = attindex_tofu_get(d->ix, identity, seen, sizeof(seen), &err);
+	if (rc == PA_ENOTFOUND)
+		return TOFU_FIRST;
+	if (rc != 0)
+		return TOFU_UNKNOWN;
+	return strcmp(seen, key) == 0 ? TOFU_SAME : TOFU_OTHER;
 }
 
 /* has_diff - some variant of the patch has a diff (not only a diffstat) */
@@ -496,7 +497,7 @@ signed_by(struct decider *d, struct decision *out)
 		    d->temperror_why);
 	} else {
 		j.author = d->email.len ? d->email.buf : NULL;
-		if (!decide_patatt(&j, &d->report, &pt))
+		if (decide_patatt(&j, &d->report, &pt) == PA_ENOTFOUND)
 			return;
 	}
 	if (d->has_patch)

@@ -144,13 +144,20 @@ struct record_facts {
 void	record_verdict(const struct record_facts *, const struct pa_config *cfg,
 	    struct decision *d);
 
+/* PatattTOFU: an identity's offered key against the one first seen. */
+enum tofu_seen {
+	TOFU_SAME,		/* the key first seen */
+	TOFU_OTHER,		/* another key than the first */
+	TOFU_FIRST,		/* none seen yet: this one is the first */
+	TOFU_UNKNOWN		/* the first-use records cannot be read */
+};
+
 /*
  * What decide_patatt() needs to judge patatt signatures: the policy, the
  * keyring folders (to name key files within them), a GnuPG context for
  * the state of OpenPGP keys of the GnuPG home, the mail's author address
  * and date, and for PatattTOFU a function that compares an identity's
- * offered key with the one first seen (0: the same, 1: another key, 2:
- * none seen yet, -1: cannot tell).
+ * offered key with the one first seen.
  */
 struct patatt_report;
 struct patatt_judge {
@@ -159,15 +166,15 @@ struct patatt_judge {
 	struct pgp		*pgp;
 	const char		*author;	/* address, or NULL */
 	time_t			 mail_date, now;
-	int			(*tofu)(void *, const char *identity,
+	enum tofu_seen		(*tofu)(void *, const char *identity,
 				    const char *key);
 	void			*tofu_arg;
 };
 
 /*
  * decide_patatt - the verdict of a message's patatt signatures into out:
- * a contradicted signature fails, else the best verdict counts.  Returns
- * 0 (out untouched) when there is no signature, else 1.
+ * a contradicted signature fails, else the best verdict counts.  0, or
+ * PA_ENOTFOUND (out untouched) when there is no signature.
  */
 int	decide_patatt(const struct patatt_judge *,
 	    const struct patatt_report *, struct decision *out);

@@ -16,10 +16,10 @@
 #define NOW	((time_t)1764720000)
 #define DAY	86400
 
-static int tofu_answer;
+static enum tofu_seen tofu_answer;
 static char tofu_seen_identity[256];
 
-static int
+static enum tofu_seen
 tofu(void *arg, const char *identity, const char *key)
 {
 	(void)arg;
@@ -56,7 +56,7 @@ judge1(const struct pa_config *cf, struct patatt_sig s, struct decision *d)
 	memset(&r, 0, sizeof(r));
 	r.n = 1;
 	r.sig[0] = s;
-	tap_check_int(decide_patatt(&j, &r, d), 1, "a signature: a verdict");
+	tap_check_int(decide_patatt(&j, &r, d), 0, "a signature: a verdict");
 	return d->result;
 }
 
@@ -72,7 +72,8 @@ test_results(void)
 	config_init(&cf);
 	j.cfg = &cf;
 	memset(&r, 0, sizeof(r));
-	tap_check_int(decide_patatt(&j, &r, &d), 0, "no signature: none");
+	tap_check_int(decide_patatt(&j, &r, &d), PA_ENOTFOUND,
+	    "no signature: none");
 
 	tap_check_int(judge1(&cf, sig(PATATT_VALID), &d), VERDICT_PASS,
 	    "valid with a keyring key: pass");
@@ -110,21 +111,21 @@ test_offered(void)
 	tap_ok(strstr(d.reason, "pk=c2VjcmV0LWtleS1vZi1hbGljZQ==") != NULL,
 	    "... with the offered key in the reason");
 	cf.patatt_tofu = CONFIG_YES;
-	tofu_answer = 2;
+	tofu_answer = TOFU_FIRST;
 	tap_check_int(judge1(&cf, sig(PATATT_OFFERED), &d), VERDICT_PASS,
 	    "TOFU, first use: pass");
 	tap_check_str(d.tofu_key, "pk=c2VjcmV0LWtleS1vZi1hbGljZQ==",
 	    "... and the key to record");
 	tap_check_str(tofu_seen_identity, "alice@example.org",
 	    "... asked about the signer's identity");
-	tofu_answer = 0;
+	tofu_answer = TOFU_SAME;
 	tap_check_int(judge1(&cf, sig(PATATT_OFFERED), &d), VERDICT_PASS,
 	    "TOFU, the same key again: pass");
 	tap_check_str(d.tofu_key, "", "... nothing new to record");
-	tofu_answer = 1;
+	tofu_answer = TOFU_OTHER;
 	tap_check_int(judge1(&cf, sig(PATATT_OFFERED), &d), VERDICT_FAIL,
 	    "TOFU, another key for the identity: fail");
-	tofu_answer = -1;
+	tofu_answer = TOFU_UNKNOWN;
 	tap_check_int(judge1(&cf, sig(PATATT_OFFERED), &d),
 	    VERDICT_TEMPERROR, "TOFU records unreadable: temperror");
 	config_release(&cf);
