@@ -34,15 +34,11 @@
 
 #include <gpgme.h>
 
-#include "attdoc.h"
-#include "attindex.h"
-#include "decide.h"
-#include "digest.h"
-#include "indexer.h"
-#include "paconfig.h"
+#include "attest.h"
+#include "verdict.h"
+#include "base.h"
 #include "patchattest.h"
-#include "pgp.h"
-#include "sbuf.h"
+#include "sig.h"
 #include "benchutil.h"
 
 #define BENCH_UID	"Bench Developer <bench@example.org>"

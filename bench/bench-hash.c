@@ -25,8 +25,7 @@
 #include <unistd.h>
 
 #include "patchattest.h"
-#include "digest.h"
-#include "sbuf.h"
+#include "base.h"
 #include "benchutil.h"
 
 #define BENCH_MAX_FILE	(64 * 1024 * 1024)

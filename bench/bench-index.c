@@ -38,7 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "attindex.h"
+#include "attest.h"
 #include "patchattest.h"
 #include "benchutil.h"
 

@@ -46,8 +46,8 @@
 #include <gpgme.h>
 #include <sodium.h>
 
-#include "patatt.h"
-#include "sbuf.h"
+#include "sig.h"
+#include "base.h"
 #include "benchutil.h"
 #include "patattsign.h"
 

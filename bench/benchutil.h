@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "sbuf.h"
+#include "base.h"
 
 /* The program's name in messages; each benchmark sets it first. */
 extern const char	*bench_name;

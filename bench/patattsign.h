@@ -16,7 +16,7 @@
 #include <gpgme.h>
 #include <sodium.h>
 
-#include "sbuf.h"
+#include "base.h"
 
 struct signer {
 	const char	*algo;		/* "ed25519" or "openpgp" */

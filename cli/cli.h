@@ -19,9 +19,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "mbox.h"
+#include "mail.h"
 #include "patchattest.h"
-#include "sbuf.h"
+#include "base.h"
 
 #define CLI_NAME		"patchattest"
 

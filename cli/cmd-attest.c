@@ -12,11 +12,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "attdoc.h"
-#include "mailident.h"
-#include "mailmsg.h"
-#include "paconfig.h"
-#include "pgp.h"
+#include "attest.h"
+#include "mail.h"
+#include "base.h"
+#include "sig.h"
 
 #define ATTEST_MAX_PATCHES	10000
 

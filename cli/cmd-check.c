@@ -11,11 +11,10 @@
 #include <time.h>
 
 #include "cli.h"
-#include "attindex.h"
-#include "decide.h"
-#include "hdrfmt.h"
-#include "paconfig.h"
-#include "pgp.h"
+#include "attest.h"
+#include "verdict.h"
+#include "base.h"
+#include "sig.h"
 
 static const char *check_conf;
 static int check_header;

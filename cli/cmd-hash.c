@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "digest.h"
+#include "base.h"
 
 struct hash_run {
 	int		 tsv;

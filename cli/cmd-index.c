@@ -10,10 +10,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "attindex.h"
-#include "indexer.h"
-#include "paconfig.h"
-#include "pgp.h"
+#include "attest.h"
+#include "base.h"
+#include "sig.h"
 
 static const char *index_conf;
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "paconfig.h"
+#include "base.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION	"unknown"

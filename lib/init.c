@@ -8,8 +8,8 @@
 #include <sodium.h>
 
 #include "patchattest.h"
-#include "mapguard.h"
-#include "pgp.h"
+#include "base.h"
+#include "sig.h"
 
 int
 pa_global_init(struct pa_err *err)

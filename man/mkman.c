@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "paconfig.h"
+#include "base.h"
 
 #define LINE_MAX_LEN	4096
 

@@ -19,12 +19,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "hdrstrip.h"
-#include "indexer.h"
-#include "mailmsg.h"
+#include "verdict.h"
+#include "attest.h"
+#include "mail.h"
 #include "milter.h"
-#include "policy.h"
-#include "sbuf.h"
+#include "base.h"
 
 #define HEADER_ROOM	((size_t)1 << 20)	/* header bytes beyond the body's */
 

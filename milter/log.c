@@ -12,9 +12,8 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "hdrfmt.h"
+#include "base.h"
 #include "milter.h"
-#include "sbuf.h"
 
 static atomic_int	level = LOG_LEVEL_INFO;
 static atomic_int	facility = -1;		/* -1: closed */

@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 #include "milter.h"
-#include "pgp.h"
+#include "sig.h"
 
 #define DRAIN_SECONDS	10	/* SIGTERM: time left to open messages */
 #define LISTENER_ENDED	0	/* from the listener thread to main */

@@ -20,8 +20,8 @@
 
 #include <libmilter/mfapi.h>
 
-#include "decide.h"
-#include "paconfig.h"
+#include "verdict.h"
+#include "base.h"
 #include "patchattest.h"
 
 /*

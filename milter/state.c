@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attindex.h"
+#include "attest.h"
 #include "milter.h"
-#include "patatt.h"
+#include "sig.h"
 
 atomic_long			 state_in_flight;
 

@@ -16,10 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attindex.h"
-#include "indexer.h"
+#include "attest.h"
 #include "milter.h"
-#include "pgp.h"
+#include "sig.h"
 
 #define LEARN_QUEUE_MAX		64		/* messages waiting */
 #define LEARN_BYTES_MAX		((size_t)64 << 20)

@@ -23,7 +23,7 @@
  *
  * Exit status 0 when every file was judged, 1 when a file could not be
  * read or parsed or patatt_check() failed (a line with result "failed"
- * and the reason stands for it), 2 on a usage error.  Only lib/patatt.h
+ * and the reason stands for it), 2 on a usage error.  Only lib/sig/patatt.h
  * is used (with what it includes: the mailmsg lifecycle of patchattest.h
  * and pa_global_init() of patchattest.h).
  */

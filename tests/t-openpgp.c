@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * t-openpgp - OpenPGP signed messages checked by librnp (lib/openpgp.h),
+ * t-openpgp - OpenPGP signed messages checked by librnp (lib/sig/openpgp.h),
  * with keys and signatures made by gpg for this run: what a good, a
  * changed, a foreign, a doubly signed, an oversized and a compressed-bomb
  * message give, and keys revoked as compromised.  Expired and revoked

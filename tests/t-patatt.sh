@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # t-patatt.sh - patatt's in-header signatures (X-Developer-Signature),
 # differentially: the real patatt tool signs patch mail with keys made
-# here, and both our verifier (tests/patatt-verify over lib/patatt.h) and
+# here, and both our verifier (tests/patatt-verify over lib/sig/patatt.h) and
 # "patatt validate" judge every message, intact and tampered with.
 #
 # Each check is one TAP line "ours / patatt's": our result word

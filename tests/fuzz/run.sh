@@ -46,7 +46,8 @@ libs="lib/libpatchattest.a $(pkg-config --libs libcrypto gpgme yaml-0.1 lmdb \
     libgit2 libsodium librnp) -lpthread"
 milter="$src/milter/callbacks.c $src/milter/state.c $src/milter/worker.c \
     $src/milter/log.c $src/tests/fuzz/fakemilter.c"
-includes="-I. -I$src/lib -I$src/milter -I$src/tests/fuzz"
+includes="-I. -I$src/lib -I$src/lib/base -I$src/lib/mail -I$src/lib/sig \
+    -I$src/lib/attest -I$src/lib/verdict -I$src/milter -I$src/tests/fuzz"
 
 # seeds TARGET DIR: starting inputs for one target
 seeds()
@@ -113,6 +114,7 @@ for t in $targets; do
 		# allocator would stand where torture's must
 		clang -g -O1 -D_GNU_SOURCE $includes $(pkg-config --cflags milter) \
 		    "$src/tests/fuzz/torture.c" $milter "$src"/lib/*.c \
+		    "$src"/lib/*/*.c \
 		    $(echo "$libs" | sed 's|lib/libpatchattest.a||') -o torture ||
 		    { echo "run.sh: cannot build torture" >&2; exit 2; }
 		echo "torture: the seed series"

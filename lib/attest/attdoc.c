@@ -1,0 +1,584 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * attdoc.c - attestation documents of format 0.1 (spec section 5): the
+ * clearsigned spans of a mail, the armor comments that name the format,
+ * and the strict reading of the signed YAML.  New documents: attdoc-make.c.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "base.h"
+#include "patchattest.h"
+#include "attdoc.h"
+
+#define SPAN_BEGIN	"-----BEGIN PGP SIGNED MESSAGE-----"
+#define SPAN_END	"-----END PGP SIGNATURE-----"
+#define ARMOR_BEGIN	"-----BEGIN PGP SIGNATURE-----"
+
+#define ATT_SCALAR_MAX	128	/* longest label or value read */
+#define ATT_SHOW_MAX	40	/* longest piece of input quoted in errors */
+
+/* The armor comments of the format, and what each must say. */
+static const struct {
+	const char	*name;
+	const char	*want;
+	const char	*what;
+} armor_keys[] = {
+	{ "att-fmt-ver", ATTDOC_FMT_VERSION, "attestation format" },
+	{ "att-hash", "sha256", "attestation hash" },
+};
+#define NARMOR_KEYS	(sizeof(armor_keys) / sizeof(armor_keys[0]))
+
+/* The keys of one block: where each hash goes, and its bit in `seen'. */
+static const struct {
+	const char	*name;
+	size_t		 offset;
+	unsigned	 bit;
+} triple_keys[] = {
+	{ "i", offsetof(struct att_triple, i), 1 },
+	{ "m", offsetof(struct att_triple, m), 2 },
+	{ "p", offsetof(struct att_triple, p), 4 },
+};
+#define NTRIPLE_KEYS	(sizeof(triple_keys) / sizeof(triple_keys[0]))
+#define SEEN_ALL	7
+
+static const char *const yaml_event_names[] = {
+	[YAML_NO_EVENT] = "nothing",
+	[YAML_STREAM_START_EVENT] = "start of stream",
+	[YAML_STREAM_END_EVENT] = "end of text",
+	[YAML_DOCUMENT_START_EVENT] = "start of document",
+	[YAML_DOCUMENT_END_EVENT] = "end of document",
+	[YAML_ALIAS_EVENT] = "alias",
+	[YAML_SCALAR_EVENT] = "scalar",
+	[YAML_SEQUENCE_START_EVENT] = "sequence",
+	[YAML_SEQUENCE_END_EVENT] = "end of sequence",
+	[YAML_MAPPING_START_EVENT] = "mapping",
+	[YAML_MAPPING_END_EVENT] = "end of mapping",
+};
+
+/* Where the event parser is in the one shape it accepts. */
+enum att_state {
+	ST_STREAM,	/* before STREAM-START */
+	ST_DOC,		/* before DOCUMENT-START */
+	ST_TOP,		/* before the top mapping */
+	ST_LABEL,	/* a label, or the end of the top mapping */
+	ST_BLOCK,	/* the block mapping of a label */
+	ST_KEY,		/* i, m, p, or the end of the block */
+	ST_VALUE,	/* 64 hex digits */
+	ST_DOCEND,	/* DOCUMENT-END */
+	ST_END,		/* STREAM-END */
+	ST_DONE
+};
+
+struct att_parse {
+	struct attdoc		*doc;
+	enum att_state		 st;
+	char			 label[ATT_SCALAR_MAX + 1];
+	size_t			 labelline;
+	struct att_triple	 cur;
+	unsigned		 seen;
+	size_t			 key;		/* triple_keys row, ST_VALUE */
+	struct pa_err		*err;
+};
+
+/* A triple with its place in the document, for removing duplicates. */
+struct att_sorted {
+	struct att_triple	 t;
+	size_t			 idx;
+};
+
+static int	 bad(struct pa_err *, const char *, ...)
+		    __attribute__((format(printf, 2, 3)));
+static size_t	 next_line(const char *, size_t, size_t);
+static int	 hex32(unsigned char *, const char *, size_t);
+static int	 event(struct att_parse *, const yaml_event_t *);
+static int	 end_block(struct att_parse *);
+static int	 add_triple(struct attdoc *, const struct att_triple *);
+static int	 sorted_cmp(const void *, const void *);
+static int	 dedupe(struct attdoc *, struct pa_err *);
+
+static int
+bad(struct pa_err *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pa_err_vset(err, fmt, ap);
+	va_end(ap);
+	return PA_EBADDOC;
+}
+
+/* next_line - the offset of the line after the one at off, or len */
+static size_t
+next_line(const char *s, size_t len, size_t off)
+{
+	const char *nl;
+
+	if (off >= len || (nl = memchr(s + off, '\n', len - off)) == NULL)
+		return len;
+	return (size_t)(nl - s) + 1;
+}
+
+int
+attdoc_next_span(const char *text, size_t textlen, size_t *pos,
+    size_t *start, size_t *len)
+{
+	const char *end;
+	size_t off, begin;
+
+	for (off = *pos; off < textlen; off = next_line(text, textlen, off)) {
+		if (off > 0 && text[off - 1] != '\n')
+			continue;
+		if (textline_word(text, textlen, off, SPAN_BEGIN) == NULL)
+			continue;
+		/*
+		 * The END line of this block.  A new BEGIN first means this
+		 * one was cut short: start again from there.
+		 */
+		begin = off;
+		for (off = next_line(text, textlen, off); off < textlen;
+		    off = next_line(text, textlen, off)) {
+			if (textline_word(text, textlen, off, SPAN_BEGIN))
+				begin = off;
+			else if ((end = textline_word(text, textlen, off,
+			    SPAN_END)) != NULL) {
+				*start = begin;
+				*len = (size_t)(end - text) - begin;
+				*pos = (size_t)(end - text);
+				return 1;
+			}
+		}
+		break;
+	}
+	*pos = textlen;
+	return 0;
+}
+
+int
+attdoc_check_armor(const char *block, size_t len, struct pa_err *err)
+{
+	const char *val[NARMOR_KEYS], *l, *colon, *v, *e;
+	size_t vlen[NARMOR_KEYS], off, next, k;
+	char buf[ATT_SHOW_MAX + 4];
+
+	memset(val, 0, sizeof(val));
+	memset(vlen, 0, sizeof(vlen));
+	for (off = 0; off < len; off = next_line(block, len, off))
+		if (textline_word(block, len, off, ARMOR_BEGIN))
+			break;
+	if (off < len)
+		off = next_line(block, len, off);
+	/* Armor header lines, up to the blank line. */
+	for (; off < len; off = next) {
+		next = next_line(block, len, off);
+		l = block + off;
+		for (e = block + next; e > l && (e[-1] == '\n' ||
+		    e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'); e--)
+			;
+		if (e == l || textline_word(block, len, off, SPAN_END))
+			break;
+		if ((colon = memchr(l, ':', (size_t)(e - l))) == NULL ||
+		    !textline_ieq(l, (size_t)(colon - l), "Comment"))
+			continue;
+		for (l = colon + 1; l < e && (*l == ' ' || *l == '\t'); l++)
+			;
+		if ((colon = memchr(l, ':', (size_t)(e - l))) == NULL)
+			continue;
+		for (k = 0; k < NARMOR_KEYS; k++)
+			if (textline_ieq(l, (size_t)(colon - l), armor_keys[k].name))
+				break;
+		if (k == NARMOR_KEYS)
+			continue;
+		for (v = colon + 1; v < e && (*v == ' ' || *v == '\t'); v++)
+			;
+		if (val[k])
+			return bad(err, "the armor has two %s comments",
+			    armor_keys[k].name);
+		val[k] = v;
+		vlen[k] = (size_t)(e - v);
+	}
+	if (val[0] == NULL) {
+		if (err)
+			snprintf(err->msg, sizeof(err->msg), "no %s comment in "
+			    "the signature armor", armor_keys[0].name);
+		return PA_ENOTFOUND;
+	}
+	for (k = 0; k < NARMOR_KEYS; k++) {
+		if (val[k] == NULL)
+			return bad(err, "no %s comment in the signature armor",
+			    armor_keys[k].name);
+		if (vlen[k] != strlen(armor_keys[k].want) ||
+		    memcmp(val[k], armor_keys[k].want, vlen[k]) != 0)
+			return bad(err, "%s \"%s\" is not supported (%s is)",
+			    armor_keys[k].what, hdrfmt_printable(buf,
+			    sizeof(buf), val[k], vlen[k]), armor_keys[k].want);
+	}
+	return 0;
+}
+
+void
+attdoc_init(struct attdoc *d)
+{
+	d->t = NULL;
+	d->n = 0;
+	d->alloc = 0;
+}
+
+void
+attdoc_release(struct attdoc *d)
+{
+	free(d->t);
+	attdoc_init(d);
+}
+
+/* hex32 - 64 lower-case hex digits into 32 bytes; 0 if not exactly that */
+static int
+hex32(unsigned char *out, const char *s, size_t len)
+{
+	size_t i;
+	int hi, lo;
+
+	if (len != 2 * DIGEST_LEN)
+		return 0;
+	for (i = 0; i < len; i += 2) {
+		hi = s[i] >= '0' && s[i] <= '9' ? s[i] - '0' :
+		    s[i] >= 'a' && s[i] <= 'f' ? s[i] - 'a' + 10 : -1;
+		lo = s[i + 1] >= '0' && s[i + 1] <= '9' ? s[i + 1] - '0' :
+		    s[i + 1] >= 'a' && s[i + 1] <= 'f' ? s[i + 1] - 'a' + 10 :
+		    -1;
+		if (hi < 0 || lo < 0)
+			return 0;
+		out[i / 2] = (unsigned char)(hi << 4 | lo);
+	}
+	return 1;
+}
+
+static int
+add_triple(struct attdoc *d, const struct att_triple *t)
+{
+	int rc;
+
+	if ((rc = GROW(d->t, d->n, d->alloc, 16, ATTDOC_MAX_BLOCKS)) != 0)
+		return rc;
+	d->t[d->n++] = *t;
+	return 0;
+}
+
+/* end_block - the block of a label is complete: check it and keep it */
+static int
+end_block(struct att_parse *ps)
+{
+	char want[MSGHASH_ATTID_LEN + 1];
+	char buf[ATT_SHOW_MAX + 4];
+	size_t k;
+
+	if (ps->seen != SEEN_ALL) {
+		for (k = 0; k < NTRIPLE_KEYS; k++)
+			if (!(ps->seen & triple_keys[k].bit))
+				break;
+		return bad(ps->err, "line %zu: block %s has no key %s",
+		    ps->labelline, hdrfmt_printable(buf, sizeof(buf),
+		    ps->label, strlen(ps->label)), triple_keys[k].name);
+	}
+	msghash_attid(want, ps->cur.i, ps->cur.m, ps->cur.p);
+	if (strcmp(ps->label, want) != 0)
+		return bad(ps->err, "line %zu: label %s does not match its "
+		    "hashes (%s)", ps->labelline, hdrfmt_printable(buf,
+		    sizeof(buf), ps->label, strlen(ps->label)), want);
+	if (ps->doc->n >= ATTDOC_MAX_BLOCKS)
+		return bad(ps->err, "line %zu: more than %u attestations in "
+		    "one document", ps->labelline, ATTDOC_MAX_BLOCKS);
+	if (add_triple(ps->doc, &ps->cur) != 0) {
+		if (ps->err)
+			snprintf(ps->err->msg, sizeof(ps->err->msg),
+			    "out of memory reading an attestation document");
+		return PA_ENOMEM;
+	}
+	return 0;
+}
+
+/* event - one parser event against the accepted shape */
+static int
+event(struct att_parse *ps, const yaml_event_t *ev)
+{
+	const char *what, *s = NULL;
+	char buf[ATT_SHOW_MAX + 4];
+	size_t line = ev->start_mark.line + 1, n = 0, k;
+	int flow = 0;
+
+	what = (size_t)ev->type < sizeof(yaml_event_names) /
+	    sizeof(yaml_event_names[0]) ? yaml_event_names[ev->type] : "?";
+	/* Aliases, anchors and tags: refused wherever they are. */
+	switch (ev->type) {
+	case YAML_ALIAS_EVENT:
+		return bad(ps->err, "line %zu: YAML aliases are not allowed",
+		    line);
+	case YAML_SCALAR_EVENT:
+		if (ev->data.scalar.anchor || ev->data.scalar.tag)
+			goto decorated;
+		if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+			return bad(ps->err, "line %zu: only plain scalars are "
+			    "allowed", line);
+		s = (const char *)ev->data.scalar.value;
+		n = ev->data.scalar.length;
+		if (n > ATT_SCALAR_MAX)
+			return bad(ps->err, "line %zu: a scalar of %zu bytes "
+			    "(at most %d)", line, n, ATT_SCALAR_MAX);
+		break;
+	case YAML_SEQUENCE_START_EVENT:
+		if (ev->data.sequence_start.anchor ||
+		    ev->data.sequence_start.tag)
+			goto decorated;
+		break;
+	case YAML_MAPPING_START_EVENT:
+		if (ev->data.mapping_start.anchor || ev->data.mapping_start.tag)
+			goto decorated;
+		flow = ev->data.mapping_start.style ==
+		    YAML_FLOW_MAPPING_STYLE;
+		break;
+	case YAML_DOCUMENT_START_EVENT:
+		if (ev->data.document_start.version_directive ||
+		    ev->data.document_start.tag_directives.start !=
+		    ev->data.document_start.tag_directives.end)
+			return bad(ps->err, "line %zu: YAML directives are not "
+			    "allowed", line);
+		if (!ev->data.document_start.implicit)
+			return bad(ps->err, "line %zu: a \"---\" document "
+			    "marker is not allowed", line);
+		break;
+	case YAML_DOCUMENT_END_EVENT:
+		if (!ev->data.document_end.implicit)
+			return bad(ps->err, "line %zu: a \"...\" document "
+			    "marker is not allowed", line);
+		break;
+	default:
+		break;
+	}
+
+	switch (ps->st) {
+	case ST_STREAM:
+		if (ev->type != YAML_STREAM_START_EVENT)
+			break;
+		ps->st = ST_DOC;
+		return 0;
+	case ST_DOC:
+		if (ev->type == YAML_STREAM_END_EVENT)
+			return bad(ps->err, "no attestations");
+		if (ev->type != YAML_DOCUMENT_START_EVENT)
+			break;
+		ps->st = ST_TOP;
+		return 0;
+	case ST_TOP:
+		if (ev->type != YAML_MAPPING_START_EVENT || flow)
+			return bad(ps->err, "line %zu: the text is not a block "
+			    "mapping of attestation IDs", line);
+		ps->st = ST_LABEL;
+		return 0;
+	case ST_LABEL:
+		if (ev->type == YAML_MAPPING_END_EVENT) {
+			ps->st = ST_DOCEND;
+			return 0;
+		}
+		if (ev->type != YAML_SCALAR_EVENT)
+			return bad(ps->err, "line %zu: a %s where an "
+			    "attestation ID belongs", line, what);
+		memcpy(ps->label, s, n);
+		ps->label[n] = '\0';
+		if (strlen(ps->label) != n)
+			return bad(ps->err, "line %zu: a NUL in a label", line);
+		ps->labelline = line;
+		ps->st = ST_BLOCK;
+		return 0;
+	case ST_BLOCK:
+		if (ev->type != YAML_MAPPING_START_EVENT || flow)
+			return bad(ps->err, "line %zu: %s is not a block "
+			    "mapping of i, m and p", line, hdrfmt_printable(buf,
+			    sizeof(buf), ps->label, strlen(ps->label)));
+		memset(&ps->cur, 0, sizeof(ps->cur));
+		ps->seen = 0;
+		ps->st = ST_KEY;
+		return 0;
+	case ST_KEY:
+		if (ev->type == YAML_MAPPING_END_EVENT) {
+			ps->st = ST_LABEL;
+			return end_block(ps);
+		}
+		if (ev->type != YAML_SCALAR_EVENT)
+			return bad(ps->err, "line %zu: a %s where i, m or p "
+			    "belongs", line, what);
+		for (k = 0; k < NTRIPLE_KEYS; k++)
+			if (strlen(triple_keys[k].name) == n &&
+			    memcmp(triple_keys[k].name, s, n) == 0)
+				break;
+		if (k == NTRIPLE_KEYS)
+			return bad(ps->err, "line %zu: unknown key \"%s\" "
+			    "(only i, m, p)", line, hdrfmt_printable(buf,
+			    sizeof(buf), s, n));
+		if (ps->seen & triple_keys[k].bit)
+			return bad(ps->err, "line %zu: key %s twice", line,
+			    triple_keys[k].name);
+		ps->seen |= triple_keys[k].bit;
+		ps->key = k;
+		ps->st = ST_VALUE;
+		return 0;
+	case ST_VALUE:
+		if (ev->type != YAML_SCALAR_EVENT)
+			return bad(ps->err, "line %zu: a %s where a hash "
+			    "belongs", line, what);
+		if (!hex32((unsigned char *)&ps->cur +
+		    triple_keys[ps->key].offset, s, n))
+			return bad(ps->err, "line %zu: %s is not 64 lower-case "
+			    "hex digits", line, triple_keys[ps->key].name);
+		ps->st = ST_KEY;
+		return 0;
+	case ST_DOCEND:
+		if (ev->type != YAML_DOCUMENT_END_EVENT)
+			break;
+		ps->st = ST_END;
+		return 0;
+	case ST_END:
+		if (ev->type == YAML_DOCUMENT_START_EVENT)
+			return bad(ps->err, "line %zu: more than one YAML "
+			    "document", line);
+		if (ev->type != YAML_STREAM_END_EVENT)
+			break;
+		ps->st = ST_DONE;
+		return 0;
+	case ST_DONE:
+		break;
+	}
+	return bad(ps->err, "line %zu: unexpected %s", line, what);
+decorated:
+	return bad(ps->err, "line %zu: YAML anchors and tags are not allowed",
+	    line);
+}
+
+static int
+sorted_cmp(const void *a, const void *b)
+{
+	const struct att_triple *x = &((const struct att_sorted *)a)->t;
+	const struct att_triple *y = &((const struct att_sorted *)b)->t;
+	size_t ix, iy;
+	int c;
+
+	/* By label first, so that one label's blocks are neighbours. */
+	if ((c = memcmp(x->i, y->i, 4)) != 0 ||
+	    (c = memcmp(x->m, y->m, 4)) != 0 ||
+	    (c = memcmp(x->p, y->p, 4)) != 0 ||
+	    (c = memcmp(x, y, sizeof(*x))) != 0)
+		return c;
+	ix = ((const struct att_sorted *)a)->idx;
+	iy = ((const struct att_sorted *)b)->idx;
+	return ix < iy ? -1 : ix > iy;
+}
+
+/*
+ * dedupe - a document is a set: drop repeated blocks, keep the order of
+ * first appearance.  One label with two different triples is refused.
+ */
+static int
+dedupe(struct attdoc *d, struct pa_err *err)
+{
+	struct att_sorted *s;
+	unsigned char *drop;
+	char label[MSGHASH_ATTID_LEN + 1];
+	size_t i, n;
+	int rc = 0;
+
+	if (d->n < 2)
+		return 0;
+	s = calloc(d->n, sizeof(*s));
+	drop = calloc(d->n, 1);
+	if (s == NULL || drop == NULL) {
+		free(s);
+		free(drop);
+		if (err)
+			snprintf(err->msg, sizeof(err->msg),
+			    "out of memory reading an attestation document");
+		return PA_ENOMEM;
+	}
+	for (i = 0; i < d->n; i++) {
+		s[i].t = d->t[i];
+		s[i].idx = i;
+	}
+	qsort(s, d->n, sizeof(*s), sorted_cmp);
+	for (i = 1; i < d->n; i++) {
+		/* Equal blocks sort by place: the first one stays. */
+		if (memcmp(&s[i].t, &s[i - 1].t, sizeof(s[i].t)) == 0) {
+			drop[s[i].idx] = 1;
+			continue;
+		}
+		if (memcmp(s[i].t.i, s[i - 1].t.i, 4) == 0 &&
+		    memcmp(s[i].t.m, s[i - 1].t.m, 4) == 0 &&
+		    memcmp(s[i].t.p, s[i - 1].t.p, 4) == 0) {
+			msghash_attid(label, s[i].t.i, s[i].t.m, s[i].t.p);
+			rc = bad(err, "label %s appears with two different "
+			    "sets of hashes", label);
+			break;
+		}
+	}
+	if (rc == 0) {
+		for (i = 0, n = 0; i < d->n; i++)
+			if (!drop[i])
+				d->t[n++] = d->t[i];
+		d->n = n;
+	}
+	free(s);
+	free(drop);
+	return rc;
+}
+
+int
+attdoc_parse(struct attdoc *d, const char *text, size_t len,
+    struct pa_err *err)
+{
+	struct att_parse ps;
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	int rc = 0;
+
+	d->n = 0;
+	if (len > ATTDOC_MAX_BYTES)
+		return bad(err, "the signed text of %zu bytes is over the "
+		    "limit of %u", len, ATTDOC_MAX_BYTES);
+	memset(&ps, 0, sizeof(ps));
+	ps.doc = d;
+	ps.err = err;
+	ps.st = ST_STREAM;
+	if (!yaml_parser_initialize(&parser)) {
+		if (err)
+			snprintf(err->msg, sizeof(err->msg),
+			    "out of memory starting the YAML parser");
+		return PA_ENOMEM;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text,
+	    len);
+	/* UTF-8 only: no byte-order mark may switch it to UTF-16. */
+	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
+	while (rc == 0 && ps.st != ST_DONE) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			rc = bad(err, "line %zu: not valid YAML: %s%s%s",
+			    parser.problem_mark.line + 1, parser.problem ?
+			    parser.problem : "parse error", parser.context ?
+			    ", " : "", parser.context ? parser.context : "");
+			break;
+		}
+		rc = event(&ps, &ev);
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	if (rc == 0 && d->n == 0)
+		rc = bad(err, "no attestations");
+	if (rc == 0)
+		rc = dedupe(d, err);
+	if (rc != 0)
+		d->n = 0;
+	return rc;
+}

@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * patatt-verify.c - the verdict on one signature for one reading of the
+ * body (patatt.md 3 and 6, step 3), in patatt's order: h= signs From and
+ * Subject, bh= matches, b= is there, then the digest D and the signature
+ * over it with the key patatt.c found; and the way a signature's result
+ * and texts are written, which patatt.c shares.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "patchattest.h"
+#include "base.h"
+#include "patatt.h"
+#include "openpgp.h"
+#include "patatt-int.h"
+#include "pgp.h"
+#include "sshsig.h"
+
+static int	 decode_sig(struct patatt *, struct patatt_check *);
+static int	 has_name(const char *, size_t, const char *);
+static int	 same_digest(const struct sbuf *,
+		    const unsigned char [DIGEST_LEN]);
+static int	 gnupg_lacks(struct patatt *, struct pgp_sig *);
+static int	 verify_gnupg(struct patatt *, struct patatt_check *,
+		    const unsigned char [DIGEST_LEN], struct patatt_sig *,
+		    struct pa_err *);
+static int	 verify_keyfile(struct patatt *, struct patatt_check *,
+		    const unsigned char [DIGEST_LEN], struct patatt_sig *);
+
+void
+patatt_set(struct patatt_sig *s, enum patatt_result r, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->result = r;
+	va_start(ap, fmt);
+	vsnprintf(s->detail, sizeof(s->detail), fmt, ap);
+	va_end(ap);
+}
+
+void
+patatt_copy(char *out, size_t size, const char *s, size_t len)
+{
+	const char *nul = memchr(s, '\0', len);
+
+	if (nul)
+		len = (size_t)(nul - s);
+	if (len >= size)
+		len = size - 1;
+	memcpy(out, s, len);
+	out[len] = '\0';
+}
+
+/*
+ * decode_sig - b= as patatt reads it: the canonical value after its last
+ * "b=", whitespace removed, Base64-decoded
+ */
+static int
+decode_sig(struct patatt *pt, struct patatt_check *c)
+{
+	const struct sbuf *v = &pt->tags.canon;
+	const char *p, *cut = NULL;
+	struct sbuf flat;
+	size_t i;
+	int rc;
+
+	if (c->sig_state != 0)
+		return 0;
+	for (p = v->buf; (p = memmem(p, v->len - (size_t)(p - v->buf), "b=",
+	    2)) != NULL; p += 2)
+		cut = p + 2;
+	c->sig_state = -1;
+	if (cut == NULL)
+		return 0;
+	sbuf_init(&flat, v->len);
+	for (i = (size_t)(cut - v->buf); i < v->len; i++)
+		if (v->buf[i] != ' ' && (v->buf[i] < '\t' || v->buf[i] > '\r'))
+			sbuf_addch(&flat, v->buf[i]);
+	sbuf_reset(&pt->sig);
+	if ((rc = sbuf_failed(&flat)) == 0)
+		rc = codec_b64_strict(&pt->sig, flat.buf, flat.len);
+	sbuf_release(&flat);
+	if (rc == PA_ENOMEM)
+		return rc;
+	c->sig_state = rc == 0 ? 1 : -1;
+	return 0;
+}
+
+/* same_digest - the OpenPGP signed content is D */
+static int
+same_digest(const struct sbuf *plain, const unsigned char d[DIGEST_LEN])
+{
+	return plain->len == DIGEST_LEN && memcmp(plain->buf, d,
+	    DIGEST_LEN) == 0;
+}
+
+/* has_name - the ":"-separated list h has the name word */
+static int
+has_name(const char *h, size_t len, const char *word)
+{
+	const char *end = h + len, *colon;
+	size_t n = strlen(word);
+
+	for (; h <= end; h = colon + 1) {
+		if ((colon = memchr(h, ':', (size_t)(end - h))) == NULL)
+			colon = end;
+		if ((size_t)(colon - h) == n && memcmp(h, word, n) == 0)
+			return 1;
+		if (colon == end)
+			break;
+	}
+	return 0;
+}
+
+/*
+ * gnupg_lacks - 1 with ps NOKEY when the signature names its signer by
+ * fingerprint and the GnuPG home has no such key (its cached listing
+ * says so: no gpg runs), else 0; PA_ENOMEM
+ */
+static int
+gnupg_lacks(struct patatt *pt, struct pgp_sig *ps)
+{
+	struct openpgp_sig os;
+	struct pgp_key key;
+	struct pa_err kerr;
+	size_t n;
+	int rc;
+
+	if ((rc = openpgp_verify(pt->nokeys, pt->sig.buf, pt->sig.len,
+	    &pt->plain, &os)) != 0)
+		return rc;
+	n = strlen(os.fpr);
+	if (os.status != OPENPGP_NOKEY || (n != 40 && n != 64) ||
+	    pgp_key(pt->pgp, os.fpr, pt->now, &key, &kerr) != 0 ||
+	    key.state != PGP_KEY_MISSING)
+		return 0;
+	memset(ps, 0, sizeof(*ps));
+	ps->status = PGP_SIG_NOKEY;
+	ps->when = os.when;
+	snprintf(ps->fpr, sizeof(ps->fpr), "%s", os.fpr);
+	return 1;
+}
+
+/*
+ * verify_gnupg - the verdict of the GnuPG home's keys (once per
+ * signature) against D, for an identity without a keyring file
+ */
+static int
+verify_gnupg(struct patatt *pt, struct patatt_check *c,
+    const unsigned char d[DIGEST_LEN], struct patatt_sig *s,
+    struct pa_err *err)
+{
+	struct pgp_sig *ps = &c->psig;
+	int rc;
+
+	if (!c->pgp_done && (rc = gnupg_lacks(pt, ps)) != 0) {
+		if (rc < 0)
+			return rc;
+		c->pgp_done = 1;
+	}
+	if (!c->pgp_done) {
+		rc = pgp_verify_opaque(pt->pgp, pt->sig.buf, pt->sig.len, ps,
+		    &pt->plain, err);
+		if (rc == PA_ETOOBIG) {
+			ps->status = PGP_SIG_ERROR;
+			snprintf(ps->detail, sizeof(ps->detail), "too big");
+		} else if (rc != 0)
+			return rc;
+		c->pgp_done = 1;
+	}
+	patatt_copy(s->key, sizeof(s->key), ps->fpr, strlen(ps->fpr));
+	s->signed_at = ps->when;
+	switch (ps->status) {
+	case PGP_SIG_NOKEY:
+		patatt_set(s, PATATT_NOKEY, "%s/%s: no OpenPGP key %s in any "
+		    "keyring folder or the GnuPG home", s->identity,
+		    s->selector, ps->fpr);
+		return 0;
+	case PGP_SIG_BAD:
+		patatt_set(s, PATATT_BADSIG, "bad OpenPGP signature by %s",
+		    ps->fpr);
+		return 0;
+	case PGP_SIG_ERROR:
+		patatt_set(s, PATATT_BADSIG, "unusable OpenPGP signature: %s",
+		    ps->detail);
+		return 0;
+	case PGP_SIG_GOOD:
+		break;
+	}
+	if (!same_digest(&pt->plain, d))
+		patatt_set(s, PATATT_BADSIG,
+		    "the signed digest is not the message's: "
+		    "a signed header was changed");
+	else if (ps->key_expired || ps->key_revoked)
+		patatt_set(s, PATATT_KEY_EXPIRED,
+		    "good signature by %s, a key %s "
+		    "since (EXP/REVKEYSIG)",
+		    ps->fpr, ps->key_revoked ? "revoked" : "expired");
+	else
+		patatt_set(s, PATATT_VALID, "%s", "");
+	return 0;
+}
+
+/*
+ * verify_keyfile - librnp's verdict with the keys of the identity's
+ * keyring file (once per signature) against D, the key's validity judged
+ * at pt->now
+ */
+static int
+verify_keyfile(struct patatt *pt, struct patatt_check *c,
+    const unsigned char d[DIGEST_LEN], struct patatt_sig *s)
+{
+	struct openpgp_sig *os = &c->osig;
+	char till[16];
+	struct tm tm;
+	int rc;
+
+	if (!c->pgp_done) {
+		pthread_mutex_lock(&c->key->use);
+		rc = openpgp_verify(c->key->pgp, pt->sig.buf, pt->sig.len,
+		    &pt->plain, os);
+		pthread_mutex_unlock(&c->key->use);
+		if (rc != 0)
+			return rc;
+		c->pgp_done = 1;
+	}
+	patatt_copy(s->key, sizeof(s->key), os->fpr, strlen(os->fpr));
+	if (os->when != 0)
+		s->signed_at = os->when;
+	till[0] = '\0';
+	if (os->valid_till != OPENPGP_FOREVER && os->valid_till != 0 &&
+	    gmtime_r(&os->valid_till, &tm) != NULL)
+		strftime(till, sizeof(till), " on %Y-%m-%d", &tm);
+	switch (os->status) {
+	case OPENPGP_NOKEY:
+		patatt_set(s, PATATT_NOKEY, "signed by %s, which is not a key "
+		    "of %s", os->fpr[0] ? os->fpr : "an unnamed key",
+		    s->keysrc);
+		return 0;
+	case OPENPGP_BAD:
+		patatt_set(s, PATATT_BADSIG, "bad OpenPGP signature by %s",
+		    os->fpr);
+		return 0;
+	case OPENPGP_UNUSABLE:
+		patatt_set(s, PATATT_BADSIG, "unusable OpenPGP signature: %s",
+		    os->detail);
+		return 0;
+	case OPENPGP_GOOD:
+	case OPENPGP_KEY_INVALID:
+	case OPENPGP_SIG_EXPIRED:
+		break;
+	}
+	if (!same_digest(&pt->plain, d))
+		patatt_set(s, PATATT_BADSIG,
+		    "the signed digest is not the message's: "
+		    "a signed header was changed");
+	else if (os->status == OPENPGP_SIG_EXPIRED)
+		patatt_set(s, PATATT_KEY_EXPIRED, "good signature by %s, but "
+		    "the signature itself has expired or is dated ahead",
+		    os->fpr);
+	else if (os->status == OPENPGP_KEY_INVALID && os->revoked &&
+	    os->valid_till == 0)
+		patatt_set(s, PATATT_KEY_EXPIRED, "signed by %s, a key revoked "
+		    "from the start (or as compromised)", os->fpr);
+	else if (os->status == OPENPGP_KEY_INVALID && os->valid_till == 0)
+		patatt_set(s, PATATT_KEY_EXPIRED, "signed by %s, a key that "
+		    "was never valid", os->fpr);
+	else if (os->status == OPENPGP_KEY_INVALID)
+		patatt_set(s, PATATT_KEY_EXPIRED, "signed by %s after the key "
+		    "%s%s", os->fpr, os->revoked ? "was revoked" : "expired",
+		    till);
+	else if (os->valid_till != OPENPGP_FOREVER &&
+	    pt->now > os->valid_till)
+		patatt_set(s, PATATT_KEY_EXPIRED, "good signature by %s, but "
+		    "the key %s%s", os->fpr, os->revoked ? "was revoked" :
+		    "expired", till);
+	else
+		patatt_set(s, PATATT_VALID, "%s", "");
+	return 0;
+}
+
+/*
+ * verify - the verdict for one reading of the body, into s.  Returns 0,
+ * or PA_ENOMEM / PA_ERROR (GnuPG did not run).
+ */
+int
+patatt_verify(struct patatt *pt, struct patatt_check *c,
+    const struct patatt_reading *rd, struct patatt_sig *s, struct pa_err *err)
+{
+	const struct patatt_tags *t = &pt->tags;
+	unsigned char d[DIGEST_LEN];
+	const unsigned char *key, *sig;
+	char why[SSHSIG_WHY_MAX], fpr[SSHSIG_FPR_MAX];
+	size_t keylen;
+	int rc;
+
+	if (rd->rc != 0) {
+		patatt_set(s, PATATT_ERROR, "%s", rd->why);
+		return 0;
+	}
+	if (t->v[TAG_H] == NULL) {
+		patatt_set(s, PATATT_BADSIG, "no h= (signed headers)");
+		return 0;
+	}
+	if (!has_name(t->v[TAG_H], t->len[TAG_H], "from") ||
+	    !has_name(t->v[TAG_H], t->len[TAG_H], "subject")) {
+		patatt_set(s, PATATT_BADSIG,
+		    "h= does not sign from and subject");
+		return 0;
+	}
+	if (t->v[TAG_BH] == NULL || t->len[TAG_BH] != strlen(rd->bh) ||
+	    memcmp(t->v[TAG_BH], rd->bh, t->len[TAG_BH]) != 0) {
+		patatt_set(s, PATATT_BADSIG,
+		    "body hash mismatch (the canonical body "
+		    "has %zu bytes, l=%.*s)",
+		    rd->body_len, t->len[TAG_L] > 20 ? 20 : (int)t->len[TAG_L],
+		    t->v[TAG_L] ? t->v[TAG_L] : "");
+		return 0;
+	}
+	if (t->v[TAG_B] == NULL || t->len[TAG_B] == 0) {
+		patatt_set(s, PATATT_ERROR, "Missing \"b=\" value");
+		return 0;
+	}
+	rc = patatt_digest(d, &pt->msg, rd, t, pt->used, &pt->work);
+	if (rc == PA_ENOMEM)
+		return rc;
+	if (rc == PA_ETOOBIG) {
+		patatt_set(s, PATATT_BADSIG, "h= names over %d headers",
+		    PATATT_HNAMES_MAX);
+		return 0;
+	}
+	if (rc != 0) {
+		patatt_set(s, PATATT_ERROR,
+		    "a signed header cannot be read: %s", pa_strerror(rc));
+		return 0;
+	}
+	if ((rc = decode_sig(pt, c)) != 0)
+		return rc;
+	if (c->sig_state < 0) {
+		patatt_set(s, PATATT_ERROR, "b= is not valid Base64");
+		return 0;
+	}
+	sig = (const unsigned char *)pt->sig.buf;
+	switch (s->algo) {
+	case PATATT_ED25519:
+		/* sig || D, as PyNaCl signs */
+		if (pt->sig.len < 64 || sshsig_ed25519(c->ed, sig + 64,
+		    pt->sig.len - 64, sig) != 0)
+			patatt_set(s, PATATT_BADSIG,
+			    "the Ed25519 signature does not "
+			    "verify");
+		else if (t->v[TAG_T] == NULL || t->len[TAG_T] == 0)
+			patatt_set(s, PATATT_BADSIG,
+			    "no t= (required for ed25519)");
+		else if (pt->sig.len != 64 + DIGEST_LEN ||
+		    memcmp(sig + 64, d, DIGEST_LEN) != 0)
+			patatt_set(s, PATATT_BADSIG,
+			    "the signed digest is not the "
+			    "message's: a signed header was changed");
+		else
+			patatt_set(s, PATATT_VALID, "%s", "");
+		return 0;
+	case PATATT_OPENSSH:
+		if (c->from == PATATT_KEY_RING) {
+			key = (const unsigned char *)c->key->blob.buf;
+			keylen = c->key->blob.len;
+		} else if ((key = sshsig_pubkey(sig, pt->sig.len, &keylen)) ==
+		    NULL || (rc = sshsig_fingerprint(fpr, key, keylen)) != 0 ||
+		    strcmp(fpr, s->offered) != 0) {
+			if (rc == PA_ENOMEM)
+				return rc;
+			patatt_set(s, PATATT_BADSIG,
+			    "not signed with the offered key");
+			return 0;
+		}
+		rc = sshsig_verify(sig, pt->sig.len, key, keylen, "patatt", d,
+		    DIGEST_LEN, why);
+		if (rc == PA_ENOMEM)
+			return rc;
+		if (rc == SSHSIG_UNSUP)
+			patatt_set(s, PATATT_ERROR, "%s", why);
+		else if (rc != 0)
+			patatt_set(s, PATATT_BADSIG, "%s", why);
+		else if (t->v[TAG_T] == NULL || t->len[TAG_T] == 0)
+			patatt_set(s, PATATT_BADSIG,
+			    "no t= (required for openssh)");
+		else
+			patatt_set(s, PATATT_VALID, "%s", "");
+		return 0;
+	case PATATT_OPENPGP:
+		if (c->from == PATATT_KEY_RING)
+			return verify_keyfile(pt, c, d, s);
+		return verify_gnupg(pt, c, d, s, err);
+	default:
+		patatt_set(s, PATATT_ERROR, "unknown algorithm");
+		return 0;
+	}
+}
+

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * patatt - the in-header patch signatures of patatt (X-Developer-Signature,
+ * spec: patatt.md): parsing, canonicalisation, and verification of
+ * ed25519-sha256, openssh-sha256 and openpgp-sha256 signatures.
+ *
+ * The body and the signed From and Subject come from the same git
+ * mailinfo emulation as the attestation hashes, run as patatt runs git
+ * ("--encoding=utf-8 --no-scissors"): first as git >= 2.33 does (no
+ * charset conversion), then, when that does not verify, as git < 2.32
+ * did (conversion to UTF-8, names under 3 bytes replaced by the address);
+ * a signature that verifies only the second way says so in detail.
+ *
+ * Keys come from patatt keyring folders in patatt's own layout
+ * (ALGO/<domain>/<local>/<selector>, each part lower-cased and URL-quoted,
+ * then by-hash/XX/<sha256 hex of that path>), searched in order, the
+ * first file found binding the identity, as patatt's keyringsrc does.  A
+ * key is trusted by being there, whatever its kind: ed25519, OpenSSH, or
+ * OpenPGP (an export of one or more keys with their subkeys, checked in
+ * this process by librnp, which judges the keys' validity).  An OpenPGP
+ * signature whose identity has no file in any folder is checked with the
+ * keys of a GnuPG home, as patatt falls back to the default keyring.  A
+ * key offered only by the message's own X-Developer-Key proves nothing:
+ * when the keyrings have no key, an ed25519 or OpenSSH signature is
+ * checked with the offered key and, if it verifies, reported as
+ * PATATT_OFFERED with the key in `offered', for a caller that trusts keys
+ * on first use; anything else is PATATT_NOKEY.
+ *
+ * The keyring folders and the key files parsed from them are one struct
+ * patatt_keyring, shared by every verifier of a process (it has its own
+ * lock); each file is read once and again only when it changes.
+ *
+ * Lifecycle: patatt_keyring_new() once; patatt_new() per thread (it owns
+ * a GnuPG context and the mailinfo work buffers), patatt_check() any
+ * number of times, patatt_free(); patatt_keyring_free() after the last
+ * verifier.  Errors about the environment (memory, GnuPG not
+ * running) are return codes; everything about the message is in the
+ * results.  Work is bounded: header fields, the signatures judged, the
+ * X-Developer-Key fields read, tag values, h= names, b= and key files
+ * all have caps (patatt-int.h); a message over a cap is ERROR.
+ */
+#ifndef PA_PATATT_H
+#define PA_PATATT_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "base.h"
+#include "patchattest.h"
+#include "pgp.h"
+
+#define PATATT_MAX_SIGS		8	/* signatures judged per message */
+#define PATATT_IDENTITY_MAX	256
+#define PATATT_DETAIL_MAX	256
+
+enum patatt_result {
+	PATATT_VALID,		/* the signature verifies with a keyring key
+				   (or, OpenPGP, one of the GnuPG home) */
+	PATATT_KEY_EXPIRED,	/* OpenPGP: good signature, but the key
+				   has expired or was revoked, since or
+				   already when it signed (patatt says
+				   BADSIG); detail says which */
+	PATATT_OFFERED,		/* verifies only with the key the message
+				   offers in X-Developer-Key (proves nothing
+				   unless trusted on first use) */
+	PATATT_BADSIG,		/* bh, the digest or the signature is wrong */
+	PATATT_NOKEY,		/* no key for the identity in the keyrings */
+	PATATT_ERROR		/* unusable: no a=, unknown algorithm, no b=,
+				   b= not Base64, mailinfo fails (l= is
+				   never used: a body that does not hash
+				   to bh= is BADSIG, whatever l= says) */
+};
+
+enum patatt_algo {
+	PATATT_ED25519,
+	PATATT_OPENPGP,
+	PATATT_OPENSSH,
+	PATATT_ALGO_UNKNOWN
+};
+
+struct patatt_sig {
+	enum patatt_result	 result;
+	enum patatt_algo	 algo;
+	char			 identity[PATATT_IDENTITY_MAX];	/* i=, or From */
+	char			 selector[64];			/* s=, "default" */
+	time_t			 signed_at;	/* t=, or the OpenPGP time; 0 */
+	char			 key[PGP_FPR_MAX];	/* OpenPGP fingerprint of
+						   the signing key, or "" */
+	char			 keysrc[PATATT_DETAIL_MAX];	/* key file path;
+						   "X-Developer-Key" when
+						   OFFERED; "" for a key of
+						   the GnuPG home only */
+	char			 offered[PATATT_DETAIL_MAX];	/* X-Developer-Key
+						   pk= (ed25519) or fpr=
+						   (openpgp; openssh:
+						   "SHA256:...") for this
+						   identity, or "" */
+	char			 detail[PATATT_DETAIL_MAX];	/* why, in words */
+};
+
+struct patatt_report {
+	size_t			 n;		/* signatures judged: those of
+						   the first PATATT_MAX_SIGS
+						   headers */
+	size_t			 total;		/* X-Developer-Signature headers
+						   (n < total: some unjudged) */
+	struct patatt_sig	 sig[PATATT_MAX_SIGS];
+};
+
+struct patatt_keyring;
+
+/*
+ * patatt_keyring_new - the keyring folders dirs[0..n) (n may be 0), each
+ * of which must be a folder; PA_ERROR with err saying which is not, or
+ * PA_ENOMEM.
+ */
+int		 patatt_keyring_new(struct patatt_keyring **,
+		    char *const *dirs, size_t n, struct pa_err *);
+/*
+ * patatt_keyring_hold - one more holder (a configuration reloaded with the
+ * same folders keeps the files parsed); each holder calls
+ * patatt_keyring_free() once
+ */
+struct patatt_keyring *patatt_keyring_hold(struct patatt_keyring *);
+void		 patatt_keyring_free(struct patatt_keyring *);
+/* patatt_keyring_relative - a key file's path inside its folder */
+const char	*patatt_keyring_relative(const struct patatt_keyring *,
+		    const char *path);
+
+struct patatt;
+
+/*
+ * patatt_new - a verifier with keyring keys (NULL: no folder) and GnuPG
+ * home gnupg_home (NULL: GnuPG's default) for OpenPGP keys without a
+ * file.  pa_global_init() must have run.  NULL with err set when GnuPG
+ * cannot be set up on the home.
+ */
+struct patatt	*patatt_new(struct patatt_keyring *keys,
+		    const char *gnupg_home, struct pa_err *);
+void		 patatt_free(struct patatt *);
+
+/*
+ * patatt_check - every X-Developer-Signature of a complete message (after
+ * mailmsg_eom or mailmsg_parse), in header order, into r (r->n == 0: no
+ * signature); key expiry is judged at now.  Returns 0, or PA_ENOMEM /
+ * PA_ERROR (GnuPG could not run: err says why) when nothing could be
+ * judged.
+ */
+int	patatt_check(struct patatt *, const struct mailmsg *, time_t now,
+	    struct patatt_report *r, struct pa_err *err);
+
+/*
+ * patatt_result_name - "valid", "key-expired", "offered", "badsig",
+ * "nokey", "error"
+ */
+const char	*patatt_result_name(enum patatt_result);
+
+#endif

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * decide-patatt.c - the verdict of patatt's in-mail signatures, and one
+ * verdict for both schemes (see decide.h).
+ *
+ * A signature that verifies is judged like a 2020 document: a key by
+ * being in a patatt keyring folder the admin keeps (whatever its kind),
+ * an OpenPGP key of the GnuPG home by the trust model; then UIDMatch and
+ * StalenessDays.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "decide.h"
+#include "sig.h"
+
+static const char *const algo_names[] = {
+	[PATATT_ED25519] = "ed25519-sha256",
+	[PATATT_OPENPGP] = "openpgp-sha256",
+	[PATATT_OPENSSH] = "openssh-sha256",
+	[PATATT_ALGO_UNKNOWN] = "unknown",
+};
+
+/* key_verdict - an OpenPGP signer's key under the trust model */
+static int
+key_verdict(const struct patatt_judge *j, const struct patatt_sig *s,
+    struct decision *c)
+{
+	struct pgp_key key;
+	struct pa_err err;
+
+	if (pgp_key(j->pgp, s->key, j->now, &key, &err) != 0) {
+		c->result = VERDICT_TEMPERROR;
+		snprintf(c->reason, sizeof(c->reason), "%s", err.msg);
+		return -1;
+	}
+	if (key.nuids > 0)
+		snprintf(c->signer, sizeof(c->signer), "%s", key.uid[0]);
+	if (key.state != PGP_KEY_MISSING)
+		snprintf(c->key, sizeof(c->key), "%s", key.primary);
+	switch (key.state) {
+	case PGP_KEY_TRUSTED:
+		c->result = VERDICT_PASS;
+		break;
+	case PGP_KEY_MISSING:
+		c->result = VERDICT_NOKEY;
+		snprintf(c->reason, sizeof(c->reason), "no public key in the "
+		    "keyring for %s", s->key);
+		break;
+	default:
+		c->result = VERDICT_UNTRUSTED;
+		snprintf(c->reason, sizeof(c->reason), "the signing key is %s",
+		    key.state == PGP_KEY_REVOKED ? "revoked" :
+		    key.state == PGP_KEY_EXPIRED ? "expired" : "not trusted");
+		break;
+	}
+	return 0;
+}
+
+/* judge_signature - what a single signature means */
+static void
+judge_signature(const struct patatt_judge *j, const struct patatt_sig *s,
+    struct decision *c)
+{
+	long days;
+
+	memset(c, 0, sizeof(*c));
+	c->scheme = SCHEME_PATATT;
+	c->signed_at = s->signed_at;
+	snprintf(c->signer, sizeof(c->signer), "%s", s->identity);
+	snprintf(c->identity, sizeof(c->identity), "%s", s->identity);
+	switch (s->result) {
+	case PATATT_VALID:
+		if (s->keysrc[0] == '\0') {	/* the GnuPG home's key */
+			if (key_verdict(j, s, c) != 0)
+				return;
+		} else {
+			c->result = VERDICT_PASS;
+			snprintf(c->key, sizeof(c->key), "%s",
+			    patatt_keyring_relative(j->keys, s->keysrc));
+		}
+		break;
+	case PATATT_KEY_EXPIRED:
+		c->result = VERDICT_UNTRUSTED;
+		snprintf(c->key, sizeof(c->key), "%s", s->key);
+		snprintf(c->reason, sizeof(c->reason), "%s", s->detail);
+		return;
+	case PATATT_OFFERED:
+		if (j->cfg->patatt_tofu == CONFIG_YES && j->tofu != NULL) {
+			switch (j->tofu(j->tofu_arg, s->identity, s->offered)) {
+			case TOFU_FIRST:
+				snprintf(c->tofu_key, sizeof(c->tofu_key),
+				    "%s", s->offered);
+				/* FALLTHROUGH */
+			case TOFU_SAME:
+				c->result = VERDICT_PASS;
+				snprintf(c->reason, sizeof(c->reason), "the "
+				    "key the mail offers, trusted on first use");
+				break;
+			case TOFU_OTHER:
+				c->result = VERDICT_FAIL;
+				snprintf(c->reason, sizeof(c->reason), "the "
+				    "key for %s is not the one first seen",
+				    s->identity);
+				return;
+			case TOFU_UNKNOWN:
+				c->result = VERDICT_TEMPERROR;
+				snprintf(c->reason, sizeof(c->reason), "the "
+				    "first-use keys cannot be read");
+				return;
+			}
+			break;
+		}
+		c->result = VERDICT_NOKEY;
+		snprintf(c->reason, sizeof(c->reason), "only the mail offers "
+		    "a key: %s", s->offered);
+		return;
+	case PATATT_BADSIG:
+		c->result = VERDICT_FAIL;
+		snprintf(c->reason, sizeof(c->reason), "%s", s->detail[0] ?
+		    s->detail : "the signature does not verify");
+		return;
+	case PATATT_NOKEY:
+		c->result = VERDICT_NOKEY;
+		snprintf(c->reason, sizeof(c->reason), "%s", s->detail[0] ?
+		    s->detail : "no key for the signer");
+		return;
+	case PATATT_ERROR:
+		c->result = VERDICT_NONE;
+		snprintf(c->reason, sizeof(c->reason), "%s", s->detail);
+		return;
+	}
+	if (c->result != VERDICT_PASS)
+		return;
+	if (j->cfg->uid_match == UID_STRICT && (j->author == NULL ||
+	    strcasecmp(j->author, s->identity) != 0)) {
+		c->result = VERDICT_UIDMISMATCH;
+		snprintf(c->reason, sizeof(c->reason), "the signer %s is not "
+		    "the author <%s>", s->identity, j->author ? j->author : "");
+	} else if (j->cfg->staleness_days > 0 && j->mail_date != 0 &&
+	    s->signed_at != 0 && (days = (long)((j->mail_date -
+	    s->signed_at) / 86400)) > j->cfg->staleness_days) {
+		c->result = VERDICT_STALE;
+		snprintf(c->reason, sizeof(c->reason), "signed %ld days "
+		    "before the mail's date", days);
+	}
+}
+
+/* better - whether a beats b: a fail first, then the verdict order */
+static int
+better(const struct decision *a, const struct decision *b)
+{
+	if ((a->result == VERDICT_FAIL) != (b->result == VERDICT_FAIL))
+		return a->result == VERDICT_FAIL;
+	return a->result < b->result;
+}
+
+int
+decide_patatt(const struct patatt_judge *j, const struct patatt_report *r,
+    struct decision *out)
+{
+	struct decision c;
+	size_t k;
+
+	if (r->n == 0)
+		return PA_ENOTFOUND;
+	for (k = 0; k < r->n && k < PATATT_MAX_SIGS; k++) {
+		judge_signature(j, &r->sig[k], &c);
+		if (k == 0 || better(&c, out)) {
+			*out = c;
+			snprintf(out->algo, sizeof(out->algo), "%s",
+			    algo_names[r->sig[k].algo]);
+		}
+	}
+	return 0;
+}
+
+void
+decision_combine(struct decision *d, const struct decision *pt)
+{
+	struct decision v01 = *d;
+
+	d->v01 = v01.result;
+	d->patatt = pt->result;
+	d->has_patatt = 1;
+	memcpy(d->identity, pt->identity, sizeof(d->identity));
+	memcpy(d->algo, pt->algo, sizeof(d->algo));
+	memcpy(d->tofu_key, pt->tofu_key, sizeof(d->tofu_key));
+	/* A 2020 "none" says only that there is no document. */
+	if (v01.result == VERDICT_NONE || better(pt, &v01) ||
+	    (pt->result == VERDICT_PASS && v01.result == VERDICT_PASS)) {
+		memcpy(d->signer, pt->signer, sizeof(d->signer));
+		memcpy(d->key, pt->key, sizeof(d->key));
+		memcpy(d->reason, pt->reason, sizeof(d->reason));
+		d->signed_at = pt->signed_at;
+		d->differs = 0;
+		d->result = pt->result;
+		d->lasting = pt->lasting;
+		d->scheme = SCHEME_PATATT;
+	}
+}

@@ -1,0 +1,607 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "patchattest.h"
+#include "decide.h"
+#include "base.h"
+#include "mail.h"
+#include "sig.h"
+
+#define MAX_HITS	64
+
+
+static const char *const verdict_names[] = {
+	[VERDICT_PASS] = "pass",
+	[VERDICT_STALE] = "stale",
+	[VERDICT_UIDMISMATCH] = "uidmismatch",
+	[VERDICT_UNTRUSTED] = "untrusted",
+	[VERDICT_NOKEY] = "nokey",
+	[VERDICT_FAIL] = "fail",
+	[VERDICT_NONE] = "none",
+	[VERDICT_TEMPERROR] = "temperror",
+};
+
+/* What a key's state means for a signature that checks out. */
+enum reason_detail {
+	DETAIL_NONE,
+	DETAIL_MODEL,		/* append the trust model */
+	DETAIL_KEY		/* append the signing key's fingerprint */
+};
+
+static const struct {
+	enum pgp_keystate	 state;
+	enum verdict		 verdict;
+	const char		*reason;
+	enum reason_detail	 detail;
+} key_verdicts[] = {
+	{ PGP_KEY_TRUSTED, VERDICT_PASS, "", DETAIL_NONE },
+	{ PGP_KEY_UNTRUSTED, VERDICT_UNTRUSTED,
+	    "the signing key is not trusted under trust model ", DETAIL_MODEL },
+	{ PGP_KEY_REVOKED, VERDICT_UNTRUSTED, "the signing key is revoked",
+	    DETAIL_NONE },
+	{ PGP_KEY_EXPIRED, VERDICT_UNTRUSTED, "the signing key has expired",
+	    DETAIL_NONE },
+	{ PGP_KEY_MISSING, VERDICT_NOKEY, "no public key in the keyring for ",
+	    DETAIL_KEY },
+};
+
+struct decider {
+	const struct pa_config	*cfg;
+	struct patatt_keyring	*keys;
+	struct patatt_keyring	*own_keys;	/* keys, when made here */
+	struct pgp		*pgp;
+	struct patatt		*pt;
+	struct patatt_report	 report;
+	struct msghash		 h;
+	struct sbuf		 name, email, work;
+	struct att_hit		 hits[MAX_HITS];
+	/* the message being decided, from decide_begin() to decide_end() */
+	struct attindex		*ix;
+	time_t			 now;
+	time_t			 date;		/* 0: no usable Date */
+	int			 has_patch;
+	int			 patatt_failed;	/* the signatures could not
+						   be judged: why says why */
+	int			 temperror;
+	int			 lasting;	/* ... for good: too big */
+	char			 temperror_why[sizeof(((struct pa_err *)0)->msg)];
+};
+
+/* A verdict in the making: the best one found so far wins. */
+struct candidate {
+	struct decision	 d;
+	int		 set;
+};
+
+int
+decider_new(struct decider **dp, const struct pa_config *cfg,
+    struct patatt_keyring *keys, struct pa_err *err)
+{
+	struct decider *d;
+	int rc;
+
+	*dp = NULL;
+	if ((d = calloc(1, sizeof(*d))) == NULL) {
+		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
+		return PA_ENOMEM;
+	}
+	d->cfg = cfg;
+	msghash_init(&d->h);
+	sbuf_init(&d->name, 4096);
+	sbuf_init(&d->email, 4096);
+	sbuf_init(&d->work, 1 << 16);
+	if (keys == NULL && (rc = patatt_keyring_new(&d->own_keys,
+	    cfg->patatt_keyrings.v, cfg->patatt_keyrings.n, err)) != 0) {
+		decider_free(d);
+		return rc;
+	}
+	d->keys = keys != NULL ? keys : d->own_keys;
+	if ((d->pgp = pgp_new(cfg->gnupg_home, cfg->trust_model, err)) ==
+	    NULL || (d->pt = patatt_new(d->keys, cfg->gnupg_home, err)) ==
+	    NULL) {
+		decider_free(d);
+		return PA_ERROR;
+	}
+	*dp = d;
+	return 0;
+}
+
+void
+decider_rebind(struct decider *d, const struct pa_config *cfg)
+{
+	d->cfg = cfg;
+}
+
+void
+decider_free(struct decider *d)
+{
+	if (d == NULL)
+		return;
+	pgp_free(d->pgp);
+	patatt_free(d->pt);
+	patatt_keyring_free(d->own_keys);
+	msghash_release(&d->h);
+	sbuf_release(&d->name);
+	sbuf_release(&d->email);
+	sbuf_release(&d->work);
+	free(d);
+}
+
+void
+decision_fault(struct decision *d, int lasting, const char *why)
+{
+	memset(d, 0, sizeof(*d));
+	d->result = VERDICT_TEMPERROR;
+	d->has_patch = 1;
+	d->lasting = lasting;
+	snprintf(d->reason, sizeof(d->reason), "%s", why);
+}
+
+const char *
+verdict_name(enum verdict v)
+{
+	if ((size_t)v < sizeof(verdict_names) / sizeof(verdict_names[0]))
+		return verdict_names[v];
+	return "temperror";
+}
+
+/* author - the address of the mail's From, the way git mailinfo reads it */
+static void
+author(struct decider *d, const struct mailmsg *msg)
+{
+	const char *v;
+	size_t len;
+
+	sbuf_reset(&d->email);
+	if ((v = mailmsg_get(msg, "From", &len)) != NULL)
+		mailident_from(&d->name, &d->email, &d->work, v, len, 0);
+}
+
+/* pick_uid - the user ID with the author's address, else the first one */
+static int
+pick_uid(const struct decider *d, const struct pgp_key *key, char *out,
+    size_t size)
+{
+	size_t k;
+
+	for (k = 0; k < key->nuids; k++) {
+		if (d->email.len && strcasecmp(key->addr[k], d->email.buf) == 0) {
+			snprintf(out, size, "%s", key->uid[k]);
+			return 1;
+		}
+	}
+	if (key->nuids)
+		snprintf(out, size, "%s", key->uid[0]);
+	return 0;
+}
+
+static void
+diff_reason(char *out, size_t size, unsigned differs)
+{
+	static const struct {
+		unsigned	 bit;
+		const char	*what;
+	} parts[] = {
+		{ DECIDE_DIFF_I, "author or subject" },
+		{ DECIDE_DIFF_M, "commit message" },
+		{ DECIDE_DIFF_P, "diff" },
+	};
+	size_t k, n = 0;
+
+	for (k = 0; k < sizeof(parts) / sizeof(parts[0]) && n < size; k++)
+		if (differs & parts[k].bit)
+			n += (size_t)snprintf(out + n, size - n, "%s%s",
+			    n ? " and " : "", parts[k].what);
+	if (n < size)
+		snprintf(out + n, size - n, " %s not what was attested",
+		    (differs & (differs - 1)) ? "are" : "is");
+}
+
+static void
+offer(struct candidate *best, const struct decision *d)
+{
+	if (!best->set || d->result < best->d.result) {
+		best->d = *d;
+		best->set = 1;
+	}
+}
+
+void
+record_verdict(const struct record_facts *f, const struct pa_config *cfg,
+    struct decision *d)
+{
+	size_t k;
+
+	d->differs = 0;
+	d->reason[0] = '\0';
+	if (f->sig == PGP_SIG_BAD || f->sig == PGP_SIG_ERROR) {
+		d->result = VERDICT_FAIL;
+		snprintf(d->reason, sizeof(d->reason), "%s", f->sig ==
+		    PGP_SIG_BAD ? "the attestation's signature does not verify" :
+		    "the attestation's signature cannot be checked");
+		return;
+	}
+	if (f->differs) {
+		d->result = VERDICT_FAIL;
+		d->differs = f->differs;
+		diff_reason(d->reason, sizeof(d->reason), f->differs);
+		return;
+	}
+	for (k = 0; key_verdicts[k].state != f->key &&
+	    k + 1 < sizeof(key_verdicts) / sizeof(key_verdicts[0]); k++)
+		;
+	d->result = key_verdicts[k].verdict;
+	snprintf(d->reason, sizeof(d->reason), "%s%s", key_verdicts[k].reason,
+	    key_verdicts[k].detail == DETAIL_KEY ? f->fpr :
+	    key_verdicts[k].detail == DETAIL_MODEL ?
+	    config_choice_name("TrustModel", cfg->trust_model) : "");
+	if (d->result != VERDICT_PASS)
+		return;
+	if (!f->author_uid && cfg->uid_match == UID_STRICT) {
+		d->result = VERDICT_UIDMISMATCH;
+		snprintf(d->reason, sizeof(d->reason), "no user ID of the signing "
+		    "key has the author's address <%s>", f->author);
+	} else if (cfg->staleness_days > 0 &&
+	    f->days_before > cfg->staleness_days) {
+		d->result = VERDICT_STALE;
+		snprintf(d->reason, sizeof(d->reason), "attested %ld days before "
+		    "the mail was sent (StalenessDays %ld)", f->days_before,
+		    cfg->staleness_days);
+	}
+}
+
+/* judge_record - what one indexed record says about the message's entry e */
+static void
+judge_record(struct decider *d, const struct msghash_entry *e,
+    const struct att_hit *hit, struct candidate *best)
+{
+	struct record_facts f = { hit->doc.status, 0, PGP_KEY_MISSING, 0, -1,
+		hit->doc.fpr, d->email.buf };
+	struct decision c;
+	struct pgp_key key;
+	struct pa_err err;
+
+	memset(&c, 0, sizeof(c));
+	memcpy(c.attid, e->attid, sizeof(c.attid));
+	snprintf(c.key, sizeof(c.key), "%s", hit->doc.fpr);
+	c.signed_at = hit->doc.when;
+	f.differs = (memcmp(hit->t.i, e->i, 32) ? DECIDE_DIFF_I : 0) |
+	    (memcmp(hit->t.m, e->m, 32) ? DECIDE_DIFF_M : 0) |
+	    (memcmp(hit->t.p, e->p, 32) ? DECIDE_DIFF_P : 0);
+	/* The key matters only to a document that says what the mail is. */
+	if (f.differs == 0 && (f.sig == PGP_SIG_GOOD || f.sig == PGP_SIG_NOKEY)) {
+		if (pgp_key(d->pgp, hit->doc.fpr, d->now, &key, &err) != 0) {
+			d->temperror = 1;
+			snprintf(d->temperror_why, sizeof(d->temperror_why),
+			    "%s", err.msg);
+			return;
+		}
+		if (f.sig == PGP_SIG_GOOD) {
+			f.key = key.state;
+			if (key.state != PGP_KEY_MISSING)
+				snprintf(c.key, sizeof(c.key), "%s",
+				    key.primary);
+		}
+		f.author_uid = pick_uid(d, &key, c.signer, sizeof(c.signer));
+	}
+	if (d->date != 0 && hit->doc.when != 0)
+		f.days_before = (long)((d->date - hit->doc.when) / 86400);
+	record_verdict(&f, d->cfg, &c);
+	if (c.result != VERDICT_FAIL && c.signer[0] == '\0' &&
+	    hit->doc.uids[0] != '\0')
+		snprintf(c.signer, sizeof(c.signer), "%.*s",
+		    (int)strcspn(hit->doc.uids, "\n"), hit->doc.uids);
+	offer(best, &c);
+}
+
+/*
+ * look_by_id - every record filed under the attestation IDs of the
+ * message's variants.  A variant with an empty diff attests nothing.
+ */
+static void
+look_by_id(struct decider *d, struct candidate *best)
+{
+	struct pa_err err;
+	size_t k, j, n;
+
+	for (k = 0; k < d->h.n; k++) {
+		if (memcmp(d->h.entry[k].p, digest_empty, 32) == 0)
+			continue;
+		if (attindex_lookup(d->ix, d->h.entry[k].attid, d->hits,
+		    MAX_HITS, &n, &err) != 0) {
+			d->temperror = 1;
+			snprintf(d->temperror_why, sizeof(d->temperror_why),
+			    "%s", err.msg);
+			return;
+		}
+		for (j = 0; j < n; j++)
+			judge_record(d, &d->h.entry[k], &d->hits[j], best);
+	}
+}
+
+/*
+ * look_by_author - without a document for the patch itself: one that a
+ * trusted key signed for the same author and subject and the same commit
+ * message or diff means the other part was changed on the way.
+ */
+static void
+look_by_author(struct decider *d, struct candidate *best)
+{
+	const struct msghash_entry *e;
+	const struct att_hit *hit;
+	struct msghash_entry attested;
+	struct candidate c;
+	struct decision f;
+	struct pa_err err;
+	size_t k, j, n;
+	int same_m, same_p;
+
+	for (k = 0; k < d->h.n; k++) {
+		e = &d->h.entry[k];
+		if (attindex_lookup_i(d->ix, e->i, d->hits, MAX_HITS, &n,
+		    &err) != 0)
+			return;
+		for (j = 0; j < n; j++) {
+			hit = &d->hits[j];
+			same_m = memcmp(hit->t.m, e->m, 32) == 0;
+			same_p = memcmp(hit->t.p, e->p, 32) == 0;
+			if (!same_m && !same_p)
+				continue;	/* another patch, same subject */
+			/* Only a document that would pass speaks for it. */
+			memset(&attested, 0, sizeof(attested));
+			memcpy(attested.i, hit->t.i, 32);
+			memcpy(attested.m, hit->t.m, 32);
+			memcpy(attested.p, hit->t.p, 32);
+			memset(&c, 0, sizeof(c));
+			judge_record(d, &attested, hit, &c);
+			if (!c.set || c.d.result != VERDICT_PASS)
+				continue;
+			f = c.d;
+			f.result = VERDICT_FAIL;
+			f.differs = (same_m ? 0 : DECIDE_DIFF_M) |
+			    (same_p ? 0 : DECIDE_DIFF_P);
+			memcpy(f.attid, e->attid, sizeof(f.attid));
+			diff_reason(f.reason, sizeof(f.reason), f.differs);
+			offer(best, &f);
+		}
+	}
+}
+
+/* first_key - PatattTOFU: key against the one identity offered first */
+static enum tofu_seen
+first_key(void *arg, const char *identity, const char *key)
+{
+	struct decider *d = arg;
+	struct pa_err err;
+	char seen[256];
+	int rc;
+
+	if (d->ix == NULL)
+		return TOFU_UNKNOWN;
+	rc = attindex_tofu_get(d->ix, identity, seen, sizeof(seen), &err);
+	if (rc == PA_ENOTFOUND)
+		return TOFU_FIRST;
+	if (rc != 0)
+		return TOFU_UNKNOWN;
+	return strcmp(seen, key) == 0 ? TOFU_SAME : TOFU_OTHER;
+}
+
+/* has_diff - some variant of the patch has a diff (not only a diffstat) */
+static int
+has_diff(const struct msghash *h)
+{
+	size_t k;
+
+	for (k = 0; k < h->n; k++)
+		if (memcmp(h->entry[k].p, digest_empty, 32) != 0)
+			return 1;
+	return 0;
+}
+
+int
+decide_begin(struct decider *d, const struct mailmsg *msg, time_t now)
+{
+	struct pa_err err;
+	const char *v;
+	size_t len;
+	int rc;
+
+	d->now = now;
+	d->ix = NULL;
+	d->temperror = d->patatt_failed = d->lasting = 0;
+	d->temperror_why[0] = '\0';
+	d->h.n = 0;
+	/*
+	 * No patch, or one git mailinfo would have refused (the 2020 tools
+	 * could attest neither); anything else is a patch not judged.
+	 */
+	rc = msghash_compute(&d->h, msg, MSGHASH_VARIANTS, &err);
+	if (rc != 0 && rc != PA_ENOPATCH && rc != PA_EMAILINFO) {
+		d->temperror = 1;
+		d->lasting = rc == PA_ETOOBIG;
+		snprintf(d->temperror_why, sizeof(d->temperror_why), "%s",
+		    rc == PA_ETOOBIG ? "the patch is too big to hash" :
+		    err.msg[0] ? err.msg : pa_strerror(rc));
+	}
+	/* A cover letter's diffstat has no diff: nothing to attest. */
+	d->has_patch = d->temperror || (rc == 0 && has_diff(&d->h));
+	if (patatt_check(d->pt, msg, now, &d->report, &err) != 0) {
+		d->report.n = 0;
+		d->report.total = 1;
+		d->patatt_failed = 1;
+		if (!d->temperror)
+			snprintf(d->temperror_why, sizeof(d->temperror_why),
+			    "%s", err.msg);
+	}
+	if (!d->has_patch && d->report.total == 0)
+		return PA_ENOPATCH;
+	d->date = 0;
+	if ((v = mailmsg_get(msg, "Date", &len)) != NULL &&
+	    maildate_parse(v, len, &d->date) != 0)
+		d->date = 0;
+	author(d, msg);
+	return 0;
+}
+
+/* attested - the 2020 scheme's verdict on the patch, into out */
+static void
+attested(struct decider *d, const char *ix_fault, struct decision *out)
+{
+	struct candidate best;
+
+	memset(&best, 0, sizeof(best));
+	if (d->ix == NULL && ix_fault != NULL) {
+		d->temperror = 1;
+		snprintf(d->temperror_why, sizeof(d->temperror_why), "%s",
+		    ix_fault);
+	}
+	if (d->ix != NULL && !d->temperror)
+		look_by_id(d, &best);
+	if (d->ix != NULL && !best.set && !d->temperror)
+		look_by_author(d, &best);
+	if (best.set && (best.d.result == VERDICT_PASS || !d->temperror))
+		*out = best.d;
+	else if (d->temperror) {
+		out->result = VERDICT_TEMPERROR;
+		out->lasting = d->lasting;
+		snprintf(out->reason, sizeof(out->reason), "%s",
+		    d->temperror_why);
+	} else
+		out->result = VERDICT_NONE;
+	if (out->attid[0] == '\0' && d->h.n > 0)
+		memcpy(out->attid, d->h.entry[0].attid, sizeof(out->attid));
+}
+
+/* signed_by - patatt's verdict on the mail's signatures, into out */
+static void
+signed_by(struct decider *d, struct decision *out)
+{
+	struct patatt_judge j = { d->cfg, d->keys, d->pgp, NULL, d->date,
+		d->now, first_key, d };
+	struct decision pt;
+
+	if (d->patatt_failed) {
+		memset(&pt, 0, sizeof(pt));
+		pt.result = VERDICT_TEMPERROR;
+		pt.scheme = SCHEME_PATATT;
+		snprintf(pt.reason, sizeof(pt.reason), "%s",
+		    d->temperror_why);
+	} else {
+		j.author = d->email.len ? d->email.buf : NULL;
+		if (decide_patatt(&j, &d->report, &pt) == PA_ENOTFOUND)
+			return;
+	}
+	if (d->has_patch)
+		decision_combine(out, &pt);
+	else {
+		*out = pt;
+		out->has_patatt = 1;
+		out->v01 = VERDICT_NONE;
+		out->patatt = pt.result;
+	}
+}
+
+void
+decide_end(struct decider *d, struct attindex *ix, const char *ix_fault,
+    struct decision *out)
+{
+	memset(out, 0, sizeof(*out));
+	d->ix = ix;
+	if (d->has_patch)
+		attested(d, ix_fault, out);
+	if (d->report.total > 0)
+		signed_by(d, out);
+	out->has_patch = d->has_patch;
+	out->mail_date = d->date;
+	d->ix = NULL;
+}
+
+int
+decide(struct decider *d, const struct mailmsg *msg, struct attindex *ix,
+    time_t now, struct decision *out)
+{
+	int rc;
+
+	if ((rc = decide_begin(d, msg, now)) != 0)
+		return rc;
+	decide_end(d, ix, ix ? NULL : "the attestation index is not open",
+	    out);
+	return 0;
+}
+
+int
+decision_header(const struct decision *d, struct sbuf *out)
+{
+	/* The result, the scheme that gave it, its details, each scheme's. */
+	static const int order[] = { 0, 6, 1, 2, 3, 4, 5, 7, 8 };
+	struct sbuf item;
+	struct tm tm;
+	char date[16];
+	size_t col;
+	int first = 1, i;
+
+	sbuf_init(&item, 1024);
+	col = strlen("X-Patch-Attested: ");
+
+	for (i = 0; i < 9; i++) {
+		sbuf_reset(&item);
+		switch (order[i]) {
+		case 0:
+			sbuf_addstr(&item, verdict_name(d->result));
+			break;
+		case 6:
+			if (d->has_patatt)
+				sbuf_addf(&item, "scheme=%s", d->scheme ==
+				    SCHEME_PATATT ? "patatt" : "v0.1");
+			break;
+		case 7:
+			if (d->has_patatt && d->has_patch)
+				sbuf_addf(&item, "v0.1=%s",
+				    verdict_name(d->v01));
+			break;
+		case 8:
+			if (d->has_patatt)
+				sbuf_addf(&item, "patatt=%s",
+				    verdict_name(d->patatt));
+			break;
+		case 1:
+			if (d->attid[0])
+				sbuf_addf(&item, "attid=%s", d->attid);
+			break;
+		case 2:
+			if (d->signer[0]) {
+				sbuf_addstr(&item, "signer=");
+				hdrfmt_quoted(&item, d->signer);
+			}
+			break;
+		case 3:
+			if (d->key[0])
+				sbuf_addf(&item, "key=%s", d->key);
+			break;
+		case 4:
+			if (d->signed_at && gmtime_r(&d->signed_at, &tm)) {
+				strftime(date, sizeof(date), "%Y-%m-%d", &tm);
+				sbuf_addf(&item, "signed=%s", date);
+			}
+			break;
+		default:
+			if (d->reason[0]) {
+				sbuf_addstr(&item, "reason=");
+				hdrfmt_quoted(&item, d->reason);
+			}
+			break;
+		}
+		if (item.len == 0)
+			continue;
+		hdrfmt_item(out, &col, first ? "" : "; ", item.buf, item.len);
+		first = 0;
+	}
+	sbuf_release(&item);
+	return sbuf_failed(out);
+}

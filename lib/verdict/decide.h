@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * decide - the verdict on one mail: its patch's hashes (every variant)
+ * against the index, its patatt signatures against the keyrings, the
+ * signers' keys and the policy.
+ *
+ * struct decider belongs to one thread at a time (it holds a GnuPG
+ * context and the message's working state); the index and the patatt
+ * keyring may be shared by many deciders.  decider_new() takes the
+ * configuration, which must outlive it.
+ *
+ * A decision takes two steps, so that a caller sharing the index with a
+ * writer holds it only for the lookups: decide_begin() hashes the message
+ * and verifies its signatures (no index), decide_end() looks the
+ * attestations and first-use keys up and gives the verdict.  decide()
+ * does both.
+ *
+ * Neither fails: a message that carries neither a patch nor a patatt
+ * signature is PA_ENOPATCH and gets no verdict; anything else returns 0
+ * with d filled, problems of the index or the keyring being
+ * VERDICT_TEMPERROR with the reason in d->reason.  A signed mail without
+ * a patch (a cover letter, a pull request) gets patatt's verdict alone,
+ * with no attid.
+ */
+#ifndef PA_DECIDE_H
+#define PA_DECIDE_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "attest.h"
+#include "base.h"
+#include "patchattest.h"
+#include "sig.h"
+
+enum verdict {
+	VERDICT_PASS,		/* attested by a trusted key, policy met */
+	VERDICT_STALE,		/* ... but signed too long before the mail */
+	VERDICT_UIDMISMATCH,	/* ... but no user ID has the author's address */
+	VERDICT_UNTRUSTED,	/* signed by a key that is not trusted */
+	VERDICT_NOKEY,		/* signed by a key we do not have */
+	VERDICT_FAIL,		/* the patch differs, or the signature is bad */
+	VERDICT_NONE,		/* a patch, and no attestation for it */
+	VERDICT_TEMPERROR	/* the index or the keyring is unusable */
+};
+
+/* Parts of a patch that differ from what a document attests. */
+#define DECIDE_DIFF_I	0x1	/* author or subject */
+#define DECIDE_DIFF_M	0x2	/* commit message */
+#define DECIDE_DIFF_P	0x4	/* the diff */
+
+/* Which signature scheme gave the verdict. */
+enum scheme {
+	SCHEME_V01,		/* a 2020 attestation document (or none) */
+	SCHEME_PATATT		/* an X-Developer-Signature in the mail */
+};
+
+struct decision {
+	enum verdict	 result;
+	enum scheme	 scheme;
+	int		 has_patch;		/* 0: patatt's verdict only */
+	int		 lasting;		/* TEMPERROR that a retry would
+						   meet again (the message is
+						   too big to judge): it is
+						   accepted, never deferred */
+	char		 attid[MSGHASH_ATTID_LEN + 1];
+	unsigned	 differs;		/* DECIDE_DIFF_* for FAIL */
+	char		 signer[PGP_UIDLEN];	/* "Name <addr>", or "" */
+	char		 key[256];	/* OpenPGP primary key fingerprint,
+					   or patatt's keyring file */
+	time_t		 signed_at;		/* 0: unknown */
+	time_t		 mail_date;		/* the Date header, 0: none */
+	char		 reason[256];
+	/* Each scheme's own result, when the mail has patatt signatures. */
+	int		 has_patatt;
+	enum verdict	 v01, patatt;
+	char		 algo[16];		/* patatt's a=, or "" */
+	char		 identity[256];		/* patatt's i=, or "" */
+	char		 tofu_key[256];		/* a first-use key the caller
+						   records for identity */
+};
+
+struct decider;
+struct patatt_keyring;
+
+/*
+ * decider_new - a decider for cfg; keys is the patatt keyring of cfg's
+ * PatattKeyring folders shared with other deciders (it must outlive this
+ * one), or NULL for the decider to make its own.  0, PA_ENOMEM, PA_ERROR
+ * (GnuPG cannot be set up, a keyring folder is missing: err says why).
+ */
+int	decider_new(struct decider **, const struct pa_config *cfg,
+	    struct patatt_keyring *keys, struct pa_err *);
+void	decider_free(struct decider *);
+/*
+ * decider_rebind - the decider serves cfg from now on, cfg having the
+ * GnuPGHome, TrustModel and PatattKeyring of the configuration it was
+ * made for (a reload that changed other settings): its GnuPG contexts and
+ * their key listings are kept
+ */
+void	decider_rebind(struct decider *, const struct pa_config *cfg);
+
+/*
+ * decide_begin - the first step on msg, which must stay unchanged until
+ * decide_end(): 0, or PA_ENOPATCH (no patch, no signature: stop here).
+ * now is the time keys' expiry and AttestationWait are judged at.
+ */
+int	decide_begin(struct decider *, const struct mailmsg *msg, time_t now);
+
+/*
+ * decide_end - the verdict, with the index ix.  ix NULL: no index; when
+ * ix_fault says why it is unusable, patches are VERDICT_TEMPERROR with
+ * that reason; when ix_fault is NULL there is none by design (no Archive,
+ * nothing learnt yet) and a patch without a signature is VERDICT_NONE.
+ */
+void	decide_end(struct decider *, struct attindex *ix,
+	    const char *ix_fault, struct decision *d);
+
+/* decide - both steps; ix NULL is an unusable index */
+int	decide(struct decider *, const struct mailmsg *msg,
+	    struct attindex *ix, time_t now, struct decision *d);
+
+/*
+ * What one indexed 2020 document says of a patch, and what the signing
+ * key is now: everything record_verdict() judges.
+ */
+struct record_facts {
+	enum pgp_sigstatus	 sig;		/* the document's signature */
+	unsigned		 differs;	/* DECIDE_DIFF_*: record vs mail */
+	enum pgp_keystate	 key;		/* the signing key, today */
+	int			 author_uid;	/* a user ID has the author's
+						   address */
+	long			 days_before;	/* signed this many days before
+						   the mail's date; -1: unknown */
+	const char		*fpr;		/* the signing key, as signed */
+	const char		*author;	/* the author's address */
+};
+
+/*
+ * record_verdict - the 2020 verdict on facts under cfg (TrustModel,
+ * UIDMatch, StalenessDays): d's result, differs and reason
+ */
+void	record_verdict(const struct record_facts *, const struct pa_config *cfg,
+	    struct decision *d);
+
+/* PatattTOFU: an identity's offered key against the one first seen. */
+enum tofu_seen {
+	TOFU_SAME,		/* the key first seen */
+	TOFU_OTHER,		/* another key than the first */
+	TOFU_FIRST,		/* none seen yet: this one is the first */
+	TOFU_UNKNOWN		/* the first-use records cannot be read */
+};
+
+/*
+ * What decide_patatt() needs to judge patatt signatures: the policy, the
+ * keyring folders (to name key files within them), a GnuPG context for
+ * the state of OpenPGP keys of the GnuPG home, the mail's author address
+ * and date, and for PatattTOFU a function that compares an identity's
+ * offered key with the one first seen.
+ */
+struct patatt_report;
+struct patatt_judge {
+	const struct pa_config	*cfg;
+	const struct patatt_keyring *keys;
+	struct pgp		*pgp;
+	const char		*author;	/* address, or NULL */
+	time_t			 mail_date, now;
+	enum tofu_seen		(*tofu)(void *, const char *identity,
+				    const char *key);
+	void			*tofu_arg;
+};
+
+/*
+ * decide_patatt - the verdict of a message's patatt signatures into out:
+ * a contradicted signature fails, else the best verdict counts.  0, or
+ * PA_ENOTFOUND (out untouched) when there is no signature.
+ */
+int	decide_patatt(const struct patatt_judge *,
+	    const struct patatt_report *, struct decision *out);
+
+/*
+ * decision_combine - one verdict from the 2020 scheme's (d, in and out)
+ * and patatt's (pt): a contradiction by either fails; else a pass by
+ * either passes; else the better of the two, a 2020 "none" not counting.
+ */
+void	decision_combine(struct decision *d, const struct decision *pt);
+
+/*
+ * decision_fault - d is a message that could not be judged because of
+ * why: VERDICT_TEMPERROR, lasting or not (see struct decision), with
+ * nothing else known.  The policy (policy_apply()) says what happens to
+ * it, as to every other verdict.
+ */
+void	decision_fault(struct decision *d, int lasting, const char *why);
+
+/* verdict_name - "pass", "fail", ... as the header spells them */
+const char	*verdict_name(enum verdict);
+
+/*
+ * decision_header - the X-Patch-Attested value, folded with LF and a tab
+ * where longer than 78 columns (name included), into out (appended).
+ */
+int	decision_header(const struct decision *, struct sbuf *out);
+
+#endif

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * verdict.h - the public header of lib/verdict/, for the layers above and the
+ * programs: the verdict on a message from both schemes, the action the
+ * configuration takes on it, and the forged header fields to remove.
+ */
+#ifndef PA_VERDICT_LAYER_H
+#define PA_VERDICT_LAYER_H
+
+#include "decide.h"
+#include "policy.h"
+#include "hdrstrip.h"
+
+#endif
