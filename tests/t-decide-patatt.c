@@ -49,7 +49,7 @@ sig(enum patatt_result r)
 static enum verdict
 judge1(const struct pa_config *cf, struct patatt_sig s, struct decision *d)
 {
-	struct patatt_judge j = { .cfg = cf, .author = "alice@example.org",
+	struct patatt_context j = { .cfg = cf, .author = "alice@example.org",
 		.mail_date = NOW, .now = NOW, .tofu = tofu };
 	struct patatt_report r;
 
@@ -66,7 +66,7 @@ test_results(void)
 	struct pa_config cf;
 	struct patatt_sig s;
 	struct decision d;
-	struct patatt_judge j = { .now = NOW };
+	struct patatt_context j = { .now = NOW };
 	struct patatt_report r;
 
 	config_init(&cf);
@@ -160,7 +160,7 @@ static void
 test_several(void)
 {
 	struct pa_config cf;
-	struct patatt_judge j = { .author = "alice@example.org",
+	struct patatt_context j = { .author = "alice@example.org",
 		.mail_date = NOW, .now = NOW };
 	struct patatt_report r;
 	struct decision d;

@@ -118,9 +118,9 @@ int	attindex_lookup_i(struct attindex *, const unsigned char i[32],
 
 /*
  * attindex_tofu_get - the key first seen for a patatt identity into key:
- * 0, or PA_ENOTFOUND when there is none, or PA_ERROR.  attindex_tofu_put - record it
- * (in a write transaction); a key already recorded for the identity
- * stays.
+ * 0, or PA_ENOTFOUND when there is none, or PA_ERROR.  attindex_tofu_put
+ * - record it (in a write transaction); a key already recorded for the
+ * identity stays.
  */
 int	attindex_tofu_get(struct attindex *, const char *identity, char *key,
 	    size_t size, struct pa_err *);

@@ -37,6 +37,7 @@ extern const unsigned char digest_empty[DIGEST_LEN];
 int	digest_sha256(unsigned char out[DIGEST_LEN], const void *, size_t);
 
 /* digest_hex - 64 lower-case hex digits and a NUL into out */
-void	digest_hex(char out[DIGEST_HEXLEN + 1], const unsigned char in[DIGEST_LEN]);
+void	digest_hex(char out[DIGEST_HEXLEN + 1],
+	    const unsigned char in[DIGEST_LEN]);
 
 #endif

@@ -30,7 +30,7 @@ struct openpgp_keys {
 static void	 copy_fpr(char *, char *);
 static void	 key_state(rnp_ffi_t, rnp_key_handle_t, struct openpgp_sig *);
 static void	 no_key(rnp_op_verify_signature_t, struct openpgp_sig *);
-static void	 judge(rnp_ffi_t, rnp_op_verify_signature_t,
+static void	 signature_of(rnp_ffi_t, rnp_op_verify_signature_t,
 		    struct openpgp_sig *);
 
 int
@@ -144,9 +144,10 @@ no_key(rnp_op_verify_signature_t vs, struct openpgp_sig *sig)
 	rnp_signature_handle_destroy(h);
 }
 
-/* judge - the one signature of a verified message, into sig */
+/* signature_of - the one signature of a verified message, into sig */
 static void
-judge(rnp_ffi_t ffi, rnp_op_verify_signature_t vs, struct openpgp_sig *sig)
+signature_of(rnp_ffi_t ffi, rnp_op_verify_signature_t vs,
+    struct openpgp_sig *sig)
 {
 	rnp_key_handle_t key = NULL;
 	rnp_result_t status = rnp_op_verify_signature_get_status(vs);
@@ -216,7 +217,8 @@ openpgp_verify(struct openpgp_keys *keys, const void *msg, size_t len,
 	/* One byte over the cap tells a long content from one at the cap. */
 	rc = rnp_input_from_memory(&in, msg, len, false);
 	if (rc == RNP_SUCCESS)
-		rc = rnp_output_to_memory(&out, plain->max == SBUF_NOMAX ? 0 : plain->max + 1);
+		rc = rnp_output_to_memory(&out, plain->max == SBUF_NOMAX ? 0 :
+		    plain->max + 1);
 	if (rc == RNP_SUCCESS)
 		rc = rnp_op_verify_create(&op, keys->ffi, in, out);
 	if (rc == RNP_ERROR_OUT_OF_MEMORY) {
@@ -244,7 +246,7 @@ openpgp_verify(struct openpgp_keys *keys, const void *msg, size_t len,
 		    rnp_result_to_string(rc));
 		goto out;
 	}
-	judge(keys->ffi, vs, sig);
+	signature_of(keys->ffi, vs, sig);
 	if (rnp_output_memory_get_buf(out, &buf, &got, false) ==
 	    RNP_SUCCESS && got <= plain->max)
 		ret = sbuf_add(plain, buf, got);

@@ -81,7 +81,7 @@ static int	 verdict(struct patatt *, struct patatt_check *,
 		    struct patatt_sig *, struct pa_err *);
 static int	 signer(struct patatt *, struct patatt_check *,
 		    struct patatt_sig *);
-static int	 judge(struct patatt *, size_t, struct patatt_sig *,
+static int	 verify_field(struct patatt *, size_t, struct patatt_sig *,
 		    struct pa_err *);
 
 const char *
@@ -378,9 +378,10 @@ signer(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s)
 	return 0;
 }
 
-/* judge - the verdict on the signature in header field fi */
+/* verify_field - the verdict on the signature in header field fi */
 static int
-judge(struct patatt *pt, size_t fi, struct patatt_sig *s, struct pa_err *err)
+verify_field(struct patatt *pt, size_t fi, struct patatt_sig *s,
+    struct pa_err *err)
 {
 	struct patatt_check c;
 	const char *v;
@@ -459,7 +460,7 @@ patatt_check(struct patatt *pt, const struct mailmsg *m, time_t now,
 	for (i = 0; i < pt->msg.n && r->n < PATATT_MAX_SIGS; i++) {
 		if (!patatt_field_is(&pt->msg, i, "x-developer-signature"))
 			continue;
-		if ((rc = judge(pt, i, &r->sig[r->n], err)) != 0) {
+		if ((rc = verify_field(pt, i, &r->sig[r->n], err)) != 0) {
 			if (rc == PA_ENOMEM)
 				pa_err_set(err, "out of memory");
 			r->n = 0;

@@ -26,7 +26,7 @@ static const char *const algo_names[] = {
 
 /* key_verdict - an OpenPGP signer's key under the trust model */
 static int
-key_verdict(const struct patatt_judge *j, const struct patatt_sig *s,
+key_verdict(const struct patatt_context *j, const struct patatt_sig *s,
     struct decision *c)
 {
 	struct pgp_key key;
@@ -62,7 +62,7 @@ key_verdict(const struct patatt_judge *j, const struct patatt_sig *s,
 
 /* judge_signature - what a single signature means */
 static void
-judge_signature(const struct patatt_judge *j, const struct patatt_sig *s,
+judge_signature(const struct patatt_context *j, const struct patatt_sig *s,
     struct decision *c)
 {
 	long days;
@@ -159,7 +159,7 @@ better(const struct decision *a, const struct decision *b)
 }
 
 int
-decide_patatt(const struct patatt_judge *j, const struct patatt_report *r,
+decide_patatt(const struct patatt_context *j, const struct patatt_report *r,
     struct decision *out)
 {
 	struct decision c;

@@ -482,7 +482,7 @@ attested(struct decider *d, const char *ix_fault, struct decision *out)
 static void
 signed_by(struct decider *d, struct decision *out)
 {
-	struct patatt_judge j = { d->cfg, d->keys, d->pgp, NULL, d->date,
+	struct patatt_context j = { d->cfg, d->keys, d->pgp, NULL, d->date,
 		d->now, first_key, d };
 	struct decision pt;
 

@@ -159,7 +159,7 @@ enum tofu_seen {
  * offered key with the one first seen.
  */
 struct patatt_report;
-struct patatt_judge {
+struct patatt_context {
 	const struct pa_config	*cfg;
 	const struct patatt_keyring *keys;
 	struct pgp		*pgp;
@@ -175,7 +175,7 @@ struct patatt_judge {
  * a contradicted signature fails, else the best verdict counts.  0, or
  * PA_ENOTFOUND (out untouched) when there is no signature.
  */
-int	decide_patatt(const struct patatt_judge *,
+int	decide_patatt(const struct patatt_context *,
 	    const struct patatt_report *, struct decision *out);
 
 /*
