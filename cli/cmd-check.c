@@ -115,7 +115,7 @@ check_one(struct decider *dc, struct mailmsg *m, struct attindex *ix,
 	decide_end(dc, ix, NULL, &d);
 	if (check_header) {
 		sbuf_init(&hdr, 4096);
-		decision_header(&d, &hdr);
+		header_verdict(&d, &hdr);
 		printf("X-Patch-Attested: %s\n", hdr.buf);
 		sbuf_release(&hdr);
 	} else

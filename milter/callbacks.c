@@ -321,12 +321,12 @@ conclude(SMFICTX *ctx, struct conn *c, const struct decision *d)
 	sbuf_init(&value, 4096);
 	rc = 0;
 	if (cf->authserv_id != NULL) {
-		rc = policy_authres(&value, cf->authserv_id, d);
+		rc = header_authres(&value, cf->authserv_id, d);
 		if (rc == 0)
 			rc = insert(ctx, HDR_AUTHRES, value.buf);
 		sbuf_reset(&value);
 	}
-	if (rc == 0 && (rc = decision_header(d, &value)) == 0)
+	if (rc == 0 && (rc = header_verdict(d, &value)) == 0)
 		rc = insert(ctx, HDR_VERDICT, value.buf);
 	sbuf_release(&value);
 	if (rc != 0)

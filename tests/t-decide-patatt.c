@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "decide.h"
+#include "headers.h"
 #include "patatt.h"
 #include "tap.h"
 
@@ -247,7 +248,7 @@ test_header(void)
 
 	strcpy(d.attid, "2a02abe0-215cf3f1-2acb5798");
 	sbuf_init(&sb, 4096);
-	decision_header(&d, &sb);
+	header_verdict(&d, &sb);
 	tap_check_str(sb.buf, "pass; scheme=patatt; "
 	    "attid=2a02abe0-215cf3f1-2acb5798;\n\tsigner=\"alice@example.org\"; "
 	    "v0.1=none; patatt=pass",
@@ -255,7 +256,7 @@ test_header(void)
 	d.has_patch = 0;
 	d.attid[0] = '\0';
 	sbuf_reset(&sb);
-	decision_header(&d, &sb);
+	header_verdict(&d, &sb);
 	tap_check_str(sb.buf, "pass; scheme=patatt; signer=\"alice@example.org\";"
 	    " patatt=pass", "signed mail without a patch: patatt's part only");
 	sbuf_release(&sb);

@@ -12,6 +12,7 @@
 
 #include "patchattest.h"
 #include "decide.h"
+#include "headers.h"
 #include "paconfig.h"
 #include "maildate.h"
 #include "tap.h"
@@ -164,7 +165,7 @@ main(void)
 	snprintf(d.signer, sizeof(d.signer), "%s", "Kees Cook <keescook@chromium.org>");
 	snprintf(d.key, sizeof(d.key), "%s", "8972F4DFDC6DC026253779D5C8ED0D8F0A8B8E1C");
 	d.signed_at = 1582607582;
-	decision_header(&d, &out);
+	header_verdict(&d, &out);
 	tap_check_str(out.buf, "pass; attid=2a02abe0-215cf3f1-2acb5798;\n"
 	    "\tsigner=\"Kees Cook <keescook@chromium.org>\";\n"
 	    "\tkey=8972F4DFDC6DC026253779D5C8ED0D8F0A8B8E1C; signed=2020-02-25",
@@ -174,7 +175,7 @@ main(void)
 	memset(&d, 0, sizeof(d));
 	d.result = VERDICT_NONE;
 	memcpy(d.attid, "2a02abe0-215cf3f1-2acb5798", 27);
-	decision_header(&d, &out);
+	header_verdict(&d, &out);
 	tap_check_str(out.buf, "none; attid=2a02abe0-215cf3f1-2acb5798",
 	    "none: the ID only");
 
@@ -182,7 +183,7 @@ main(void)
 	memset(&d, 0, sizeof(d));
 	d.result = VERDICT_FAIL;
 	snprintf(d.reason, sizeof(d.reason), "%s", "say \"no\" \\ twice\r\n");
-	decision_header(&d, &out);
+	header_verdict(&d, &out);
 	tap_check_str(out.buf, "fail; reason=\"say \\\"no\\\" \\\\ twice\"",
 	    "quotes and backslashes escaped, line breaks dropped");
 

@@ -11,6 +11,7 @@
 
 #include "hdrfmt.h"
 #include "hdrstrip.h"
+#include "headers.h"
 #include "policy.h"
 #include "tap.h"
 
@@ -189,30 +190,30 @@ test_authres(void)
 
 	sbuf_init(&sb, 4096);
 	d = verdict(VERDICT_PASS, "");
-	policy_authres(&sb, "mx.example.org", &d);
+	header_authres(&sb, "mx.example.org", &d);
 	tap_check_str(sb.buf, "mx.example.org; x-patch-attest=pass "
 	    "reason=\"pass\"\n\tpolicy.attid=2a02abe0-215cf3f1-2acb5798",
 	    "A-R: pass, folded before column 78");
 	sbuf_reset(&sb);
 	d = verdict(VERDICT_NOKEY, "");
 	d.attid[0] = '\0';
-	policy_authres(&sb, long_id, &d);
+	header_authres(&sb, long_id, &d);
 	tap_check_str(sb.buf, "a-rather-long-authserv-id.mail.example.org;"
 	    "\n\tx-patch-attest=neutral reason=\"nokey\"",
 	    "A-R: nokey is neutral, no ID, folded after the authserv-id");
 	sbuf_reset(&sb);
 	d = verdict(VERDICT_STALE, "");
-	policy_authres(&sb, "m", &d);
+	header_authres(&sb, "m", &d);
 	tap_ok(strstr(sb.buf, "x-patch-attest=policy reason=\"stale\"") !=
 	    NULL, "A-R: stale is policy");
 	sbuf_reset(&sb);
 	d = verdict(VERDICT_TEMPERROR, "");
-	policy_authres(&sb, "m", &d);
+	header_authres(&sb, "m", &d);
 	tap_ok(strstr(sb.buf, "x-patch-attest=temperror") != NULL,
 	    "A-R: temperror");
 	sbuf_reset(&sb);
 	d = signed_only(VERDICT_PASS);
-	policy_authres(&sb, "mx.example.org", &d);
+	header_authres(&sb, "mx.example.org", &d);
 	tap_check_str(sb.buf, "mx.example.org; x-patatt=pass reason=\"pass\""
 	    "\n\theader.i=dev@example.org header.a=ed25519-sha256",
 	    "A-R: signed mail without a patch has patatt's part only");
@@ -337,7 +338,7 @@ test_ours(void)
 	size_t k;
 
 	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
-		tap_check_int(policy_authres_ours(cases[k].value,
+		tap_check_int(header_authres_ours(cases[k].value,
 		    strlen(cases[k].value), "mx.example.org"), cases[k].ours,
 		    "authserv-id: %s", cases[k].name);
 }

@@ -196,10 +196,4 @@ void	decision_fault(struct decision *d, int lasting, const char *why);
 /* verdict_name - "pass", "fail", ... as the header spells them */
 const char	*verdict_name(enum verdict);
 
-/*
- * decision_header - the X-Patch-Attested value, folded with LF and a tab
- * where longer than 78 columns (name included), into out (appended).
- */
-int	decision_header(const struct decision *, struct sbuf *out);
-
 #endif

@@ -12,7 +12,7 @@
 #include "base.h"
 #include "patchattest.h"
 #include "hdrstrip.h"
-#include "policy.h"
+#include "headers.h"
 
 void
 hdrstrip_init(struct hdrstrip *s)
@@ -59,7 +59,7 @@ hdrstrip_field(struct hdrstrip *s, const char *name, const char *value,
 	if (hdrstrip_is(name, HDR_VERDICT))
 		doomed = 1;
 	else if (hdrstrip_is(name, HDR_AUTHRES))
-		doomed = authserv_id != NULL && policy_authres_ours(value,
+		doomed = authserv_id != NULL && header_authres_ours(value,
 		    strlen(value), authserv_id);
 	else
 		return 0;

@@ -2,8 +2,8 @@
 /*
  * policy - what the milter does with a patch once it is decided: the
  * action the configuration gives its verdict (with AttestationWait), the
- * SMTP reply that goes with it, and the Authentication-Results entry
- * (RFC 8601) that reports the verdict.
+ * SMTP reply that goes with it, and the log line.  The header fields are
+ * in headers.h.
  */
 #ifndef PA_POLICY_H
 #define PA_POLICY_H
@@ -13,9 +13,6 @@
 
 #include "decide.h"
 #include "base.h"
-
-#define POLICY_AR_METHOD	"x-patch-attest"	/* the 2020 scheme */
-#define POLICY_AR_PATATT	"x-patatt"		/* patatt's */
 
 struct policy_outcome {
 	enum action	 action;
@@ -35,16 +32,6 @@ void	policy_apply(const struct pa_config *, const struct decision *d,
 	    time_t now, struct policy_outcome *);
 
 /*
- * policy_authres - the Authentication-Results value for d, claimed by
- * authserv_id: "ID; x-patch-attest=RESULT reason=... policy.attid=ID"
- * when the mail has a patch, then, when it has patatt signatures,
- * "; x-patatt=RESULT reason=... header.i=IDENTITY header.a=ALGORITHM";
- * folded.  Appends to out; returns out's failure.
- */
-int	policy_authres(struct sbuf *out, const char *authserv_id,
-	    const struct decision *d);
-
-/*
  * policy_logline - the log line of a decided message (appended to out):
  * "QID: message-id="..." result=R attid=ID signer="..." [scheme=S
  * v0.1=R patatt=R] action=A [reason="..."]".  Whatever came from the mail
@@ -54,13 +41,5 @@ int	policy_authres(struct sbuf *out, const char *authserv_id,
  */
 int	policy_logline(struct sbuf *out, const char *qid, const char *msgid,
 	    const struct decision *d, const struct policy_outcome *o);
-
-/*
- * policy_authres_ours - 1 when an Authentication-Results value (as it
- * arrived, maybe folded) names authserv_id as its authserv-id, as a token
- * or a quoted-string: such a header is forged or stale and must go.
- */
-int	policy_authres_ours(const char *value, size_t len,
-	    const char *authserv_id);
 
 #endif

@@ -2,13 +2,15 @@
 /*
  * verdict.h - the public header of lib/verdict/, for the layers above and the
  * programs: the verdict on a message from both schemes, the action the
- * configuration takes on it, and the forged header fields to remove.
+ * configuration takes on it, the header fields that say so, and the
+ * forged ones to remove.
  */
 #ifndef PA_VERDICT_LAYER_H
 #define PA_VERDICT_LAYER_H
 
 #include "decide.h"
 #include "policy.h"
+#include "headers.h"
 #include "hdrstrip.h"
 
 #endif
