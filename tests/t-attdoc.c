@@ -215,7 +215,7 @@ test_spans(void)
 	pos = 0;
 	attdoc_next_span(two, sizeof(two) - 1, &pos, &start, &len);
 	attdoc_next_span(two, sizeof(two) - 1, &pos, &start, &len);
-	tap_ok(start == sizeof(SIGNED("")) - 1 + 8 &&
+	tap_check(start == sizeof(SIGNED("")) - 1 + 8 &&
 	    start + len == sizeof(two) - 1, "span: the second one's bounds");
 	tap_check_int(span_count(cut, sizeof(cut) - 1), 0,
 	    "span: a truncated block is none");
@@ -223,7 +223,7 @@ test_spans(void)
 	sbuf_add(&sb, cut, sizeof(cut) - 1);
 	sbuf_add(&sb, one, sizeof(one) - 1);
 	pos = 0;
-	tap_ok(attdoc_next_span(sb.buf, sb.len, &pos, &start, &len) == 1 &&
+	tap_check(attdoc_next_span(sb.buf, sb.len, &pos, &start, &len) == 1 &&
 	    start == sizeof(cut) - 1 + 8 && len == sizeof(SIGNED("")) - 1,
 	    "span: a truncated block before a whole one is skipped");
 	tap_check_int(span_count(quoted, sizeof(quoted) - 1), 0,
@@ -239,7 +239,7 @@ test_spans(void)
 		sbuf_addch(&sb, one[i]);
 	}
 	pos = 0;
-	tap_ok(attdoc_next_span(sb.buf, sb.len, &pos, &start, &len) == 1 &&
+	tap_check(attdoc_next_span(sb.buf, sb.len, &pos, &start, &len) == 1 &&
 	    memcmp(sb.buf + start + len - 29, "-----END PGP SIGNATURE-----\r\n",
 	    29) == 0, "span: CRLF lines");
 	sbuf_release(&sb);
@@ -272,7 +272,7 @@ test_armor(void)
 	    "armor: 0.1 with sha256");
 	tap_check_int(attdoc_check_armor(v02, sizeof(v02) - 1, &err),
 	    PA_EBADDOC, "armor: 0.2 refused");
-	tap_ok(strstr(err.msg, "\"0.2\"") && strstr(err.msg, "(0.1 is)"),
+	tap_check(strstr(err.msg, "\"0.2\"") && strstr(err.msg, "(0.1 is)"),
 	    "armor: %s", err.msg);
 	tap_check_int(attdoc_check_armor(sha512, sizeof(sha512) - 1, &err),
 	    PA_EBADDOC, "armor: sha512 refused: %s", err.msg);
@@ -311,7 +311,7 @@ test_parse(void)
 
 	attdoc_init(&d);
 	rc = attdoc_parse(&d, SEED_BLOCK, sizeof(SEED_BLOCK) - 1, &err);
-	tap_ok(rc == 0 && d.n == 1, "parse: the seed block");
+	tap_check(rc == 0 && d.n == 1, "parse: the seed block");
 	ok = d.n == 1;
 	for (i = 0; i < 32 && ok; i++) {
 		unsigned v;
@@ -322,7 +322,7 @@ test_parse(void)
 		    SEED_P[2 * i + 1] - '0' : SEED_P[2 * i + 1] - 'a' + 10);
 		want[i] = (unsigned char)v;
 	}
-	tap_ok(ok && memcmp(d.t[0].p, want, 32) == 0, "parse: its p bytes");
+	tap_check(ok && memcmp(d.t[0].p, want, 32) == 0, "parse: its p bytes");
 
 	sbuf_init(&sb, SBUF_NOMAX);
 	for (i = 0; i < NSEEDS; i++)
@@ -331,7 +331,7 @@ test_parse(void)
 		    seeds[i].p, seeds[i].i, seeds[i].m);
 	sbuf_addstr(&sb, "\n" SEED_BLOCK "\n");
 	rc = attdoc_parse(&d, sb.buf, sb.len, &err);
-	tap_ok(rc == 0 && d.n == NSEEDS,
+	tap_check(rc == 0 && d.n == NSEEDS,
 	    "parse: six blocks, keys in any order, a repeat removed");
 	ok = rc == 0;
 	for (i = 0; ok && i < NSEEDS; i++) {
@@ -340,12 +340,12 @@ test_parse(void)
 		digest_hex(hex, d.t[i].m);
 		ok = strcmp(hex, seeds[i].m) == 0;
 	}
-	tap_ok(ok, "parse: in document order");
+	tap_check(ok, "parse: in document order");
 
 	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		err.msg[0] = '\0';
 		rc = attdoc_parse(&d, refused[i].text, refused[i].len, &err);
-		tap_ok(rc == PA_EBADDOC && d.n == 0 &&
+		tap_check(rc == PA_EBADDOC && d.n == 0 &&
 		    strstr(err.msg, refused[i].why) != NULL,
 		    "parse refuses %s: %s", refused[i].name, err.msg);
 	}
@@ -357,7 +357,7 @@ test_parse(void)
 	    "2acb5798c366f97501f8feacb873327b"
 	    "ac161951ce83e90f04bbcde32e993866");
 	rc = attdoc_parse(&d, sb.buf, sb.len, &err);
-	tap_ok(rc == PA_EBADDOC && strstr(err.msg, "two different"),
+	tap_check(rc == PA_EBADDOC && strstr(err.msg, "two different"),
 	    "parse refuses one label with two triples: %s", err.msg);
 
 	/* A "billion laughs": refused at the first anchor, at once. */
@@ -370,7 +370,7 @@ test_parse(void)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = attdoc_parse(&d, sb.buf, sb.len, &err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	tap_ok(rc == PA_EBADDOC && seconds(&t0, &t1) < 0.5,
+	tap_check(rc == PA_EBADDOC && seconds(&t0, &t1) < 0.5,
 	    "parse refuses an alias bomb in %.3f s: %s", seconds(&t0, &t1),
 	    err.msg);
 	sbuf_reset(&sb);
@@ -378,7 +378,7 @@ test_parse(void)
 	for (i = 0; i < 1000; i++)
 		sbuf_addstr(&sb, "x: [*a, *a, *a, *a, *a, *a, *a, *a]\n");
 	rc = attdoc_parse(&d, sb.buf, sb.len, &err);
-	tap_ok(rc == PA_EBADDOC && strstr(err.msg, "line 5"),
+	tap_check(rc == PA_EBADDOC && strstr(err.msg, "line 5"),
 	    "parse refuses aliases without anchors at the first: %s", err.msg);
 
 	/* Size: 10,000 blocks are fine, the caps hold. */
@@ -388,14 +388,14 @@ test_parse(void)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = attdoc_parse(&d, sb.buf, sb.len, &err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	tap_ok(rc == 0 && d.n == 10000, "parse: 10,000 blocks in %.3f s",
+	tap_check(rc == 0 && d.n == 10000, "parse: 10,000 blocks in %.3f s",
 	    seconds(&t0, &t1));
-	tap_ok(rc == 0 && memcmp(&d.t[0], &first, sizeof(first)) == 0 &&
+	tap_check(rc == 0 && memcmp(&d.t[0], &first, sizeof(first)) == 0 &&
 	    memcmp(&d.t[9999], &t, sizeof(t)) == 0, "parse: first and last");
 	for (; i < ATTDOC_MAX_BLOCKS + 1; i++)
 		block(&sb, i, &t);
 	rc = attdoc_parse(&d, sb.buf, sb.len, &err);
-	tap_ok(rc == PA_EBADDOC && d.n == 0,
+	tap_check(rc == PA_EBADDOC && d.n == 0,
 	    "parse refuses %u blocks (%zu bytes): %s", ATTDOC_MAX_BLOCKS + 1,
 	    sb.len, err.msg);
 	sbuf_reset(&sb);
@@ -404,17 +404,17 @@ test_parse(void)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = attdoc_parse(&d, sb.buf, sb.len, &err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	tap_ok(rc == PA_EBADDOC && seconds(&t0, &t1) < 0.1 &&
+	tap_check(rc == PA_EBADDOC && seconds(&t0, &t1) < 0.1 &&
 	    strstr(err.msg, "over the limit"), "parse refuses 20 MB at once: "
 	    "%s", err.msg);
 
 	/* Parsing again replaces the contents. */
 	rc = attdoc_parse(&d, SEED_BLOCK, sizeof(SEED_BLOCK) - 1, &err);
-	tap_ok(rc == 0 && d.n == 1, "parse: a second parse starts afresh");
+	tap_check(rc == 0 && d.n == 1, "parse: a second parse starts afresh");
 	sbuf_release(&sb);
 	attdoc_release(&d);
 	attdoc_release(&d);
-	tap_ok(d.t == NULL && d.n == 0, "release twice is harmless");
+	tap_check(d.t == NULL && d.n == 0, "release twice is harmless");
 }
 
 static void
@@ -452,11 +452,11 @@ test_payload(void)
 	    "payload: seed 002 byte for byte, no final LF");
 	sbuf_reset(&sb);
 	attdoc_payload(&sb, e, 2);
-	tap_ok(sb.len == 2 * (sizeof(SEED_BLOCK) - 1) + 1 &&
+	tap_check(sb.len == 2 * (sizeof(SEED_BLOCK) - 1) + 1 &&
 	    sb.buf[sizeof(SEED_BLOCK) - 1] == '\n' &&
 	    sb.buf[sb.len - 1] != '\n', "payload: two entries joined by LF");
 	attdoc_init(&d);
-	tap_ok(attdoc_parse(&d, sb.buf, sb.len, &err) == 0 && d.n == 2 &&
+	tap_check(attdoc_parse(&d, sb.buf, sb.len, &err) == 0 && d.n == 2 &&
 	    memcmp(d.t[1].p, e[1].p, 32) == 0, "payload: parses back");
 	attdoc_release(&d);
 	sbuf_reset(&sb);
@@ -484,7 +484,7 @@ test_subject_mail(void)
 	size_t i;
 
 	sbuf_init(&sb, 4096);
-	tap_ok(attdoc_subject(&sb, NULL) == 0 &&
+	tap_check(attdoc_subject(&sb, NULL) == 0 &&
 	    strcmp(sb.buf, "Patch attestation") == 0,
 	    "subject: default without a cover letter");
 	for (i = 0; i < sizeof(subjects) / sizeof(subjects[0]); i++) {
@@ -507,13 +507,13 @@ test_subject_mail(void)
 	sbuf_reset(&sb);
 	attdoc_mail(&sb, "Kees Cook <keescook@chromium.org>",
 	    "a\r\nBcc: victim@example.org", "<m@x>", "x\n", 2);
-	tap_ok(strstr(sb.buf, "From: Kees Cook <keescook@chromium.org>\n") &&
+	tap_check(strstr(sb.buf, "From: Kees Cook <keescook@chromium.org>\n") &&
 	    strstr(sb.buf, "\nBcc:") == NULL && strstr(sb.buf,
 	    "Message-Id: <m@x>\n"), "mail: a name kept, no header injection");
 	sbuf_reset(&sb);
 	attdoc_mail(&sb, NULL, "[PSIGN X/2] caf\xc3\xa9 na\xc3\xafve", NULL,
 	    "x\n", 2);
-	tap_ok(strstr(sb.buf, "Subject: =?utf-8?q?[PSIGN_X/2]_caf=C3=A9_"
+	tap_check(strstr(sb.buf, "Subject: =?utf-8?q?[PSIGN_X/2]_caf=C3=A9_"
 	    "na=C3=AFve?=\n") != NULL, "mail: a UTF-8 subject is encoded");
 	sbuf_release(&sb);
 }

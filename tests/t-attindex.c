@@ -248,7 +248,7 @@ t_basic(void)
 		return;
 	}
 	tap_check_str(err.msg, "", "a fresh index says nothing");
-	tap_ok(stat(dir, &sb) == 0 && (sb.st_mode & 0777) == 0700,
+	tap_check(stat(dir, &sb) == 0 && (sb.st_mode & 0777) == 0700,
 	    "its directory is made 0700");
 
 	/* A: 3 triples; B shares A's first triple; C shares A's second ID. */
@@ -269,7 +269,7 @@ t_basic(void)
 	memcpy(tc[0].p, ta[1].p, 4);
 	tap_check_int(attindex_put(h, &a, ta, 3, &err), PA_ERROR,
 	    "put outside a transaction fails");
-	tap_ok(strstr(err.msg, "no write transaction") != NULL,
+	tap_check(strstr(err.msg, "no write transaction") != NULL,
 	    "and says why: %s", err.msg);
 	tap_check_int(attindex_begin(h, &err), 0, "begin");
 	tap_check_int(attindex_begin(h, &err), PA_ERROR, "begin twice fails");
@@ -279,19 +279,19 @@ t_basic(void)
 	tap_check_int(attindex_has(h, b.docid), 1, "has B inside the txn");
 	tap_check_int(attindex_commit(h, &err), 0, "commit");
 	attindex_stats(h, &docs, &atts, &err);
-	tap_ok(docs == 3 && atts == 6, "stats: 3 documents, 6 records "
+	tap_check(docs == 3 && atts == 6, "stats: 3 documents, 6 records "
 	    "(got %zu, %zu)", docs, atts);
 
 	attid_of(id, &ta[0]);
 	tap_check_int(attindex_lookup(h, id, hits, 8, &n, &err), 0,
 	    "lookup a shared triple");
 	tap_check_int(n, 2, "two documents carry it");
-	tap_ok(n == 2 && memcmp(&hits[0].t, &ta[0], sizeof(ta[0])) == 0 &&
+	tap_check(n == 2 && memcmp(&hits[0].t, &ta[0], sizeof(ta[0])) == 0 &&
 	    memcmp(&hits[1].t, &ta[0], sizeof(ta[0])) == 0,
 	    "both hits have the triple");
 	for (i = 0; i < n && memcmp(hits[i].doc.docid, a.docid, 32); i++)
 		;
-	tap_ok(i < n && hits[i].doc.status == a.status &&
+	tap_check(i < n && hits[i].doc.status == a.status &&
 	    hits[i].doc.when == a.when &&
 	    strcmp(hits[i].doc.fpr, a.fpr) == 0 &&
 	    strcmp(hits[i].doc.uids, a.uids) == 0 &&
@@ -311,7 +311,7 @@ t_basic(void)
 	tap_check_int(n, 2, "A's second ID: two records");
 	for (i = 0; i < n && memcmp(hits[i].doc.docid, c.docid, 32); i++)
 		;
-	tap_ok(i < n && memcmp(&hits[i].t, &tc[0], sizeof(tc[0])) == 0,
+	tap_check(i < n && memcmp(&hits[i].t, &tc[0], sizeof(tc[0])) == 0,
 	    "one is C's own triple");
 	tap_check_int(attindex_lookup(h, "zz", hits, 8, &n, &err), 0,
 	    "a malformed ID is no error");
@@ -321,7 +321,7 @@ t_basic(void)
 
 	tap_check_int(attindex_lookup_i(h, ta[0].i, hits, 8, &n, &err), 0,
 	    "lookup by i");
-	tap_ok(n == 2 && memcmp(hits[0].t.m, ta[0].m, 32) == 0 &&
+	tap_check(n == 2 && memcmp(hits[0].t.m, ta[0].m, 32) == 0 &&
 	    memcmp(hits[0].t.p, ta[0].p, 32) == 0 &&
 	    memcmp(hits[1].t.p, ta[0].p, 32) == 0, "both records of that i");
 	tap_check_int(attindex_has(h, a.docid), 1, "has A");
@@ -330,16 +330,16 @@ t_basic(void)
 	/* Idempotent; a changed status replaces the record. */
 	a.status = PGP_SIG_BAD;
 	attindex_begin(h, &err);
-	tap_ok(attindex_put(h, &a, ta, 3, &err) == 0 &&
+	tap_check(attindex_put(h, &a, ta, 3, &err) == 0 &&
 	    attindex_put(h, &b, tb, 2, &err) == 0 &&
 	    attindex_put(h, &b, tb, 2, &err) == 0, "put A and B again");
 	tap_check_int(attindex_commit(h, &err), 0, "commit");
 	attindex_stats(h, &docs, &atts, &err);
-	tap_ok(docs == 3 && atts == 6, "stats unchanged (%zu, %zu)", docs,
+	tap_check(docs == 3 && atts == 6, "stats unchanged (%zu, %zu)", docs,
 	    atts);
 	attid_of(id, &ta[2]);
 	attindex_lookup(h, id, hits, 8, &n, &err);
-	tap_ok(n == 1 && hits[0].doc.status == PGP_SIG_BAD,
+	tap_check(n == 1 && hits[0].doc.status == PGP_SIG_BAD,
 	    "the new status is stored");
 
 	attindex_begin(h, &err);
@@ -348,11 +348,11 @@ t_basic(void)
 	    "remove B again: not found");
 	tap_check_int(attindex_commit(h, &err), 0, "commit");
 	attindex_stats(h, &docs, &atts, &err);
-	tap_ok(docs == 2 && atts == 4, "stats after removal (%zu, %zu)",
+	tap_check(docs == 2 && atts == 4, "stats after removal (%zu, %zu)",
 	    docs, atts);
 	attid_of(id, &ta[0]);
 	attindex_lookup(h, id, hits, 8, &n, &err);
-	tap_ok(n == 1 && memcmp(hits[0].doc.docid, a.docid, 32) == 0,
+	tap_check(n == 1 && memcmp(hits[0].doc.docid, a.docid, 32) == 0,
 	    "the shared triple now only in A");
 	attid_of(id, &tb[1]);
 	attindex_lookup(h, id, hits, 8, &n, &err);
@@ -367,7 +367,7 @@ t_basic(void)
 	attindex_abort(h);
 	tap_check_int(attindex_has(h, d.docid), 0, "gone after abort");
 
-	tap_ok(attindex_get_marks(h, got, 4, &n, &err) == 0 && n == 0,
+	tap_check(attindex_get_marks(h, got, 4, &n, &err) == 0 && n == 0,
 	    "no marks yet");
 	memset(mk, 0, sizeof(mk));
 	snprintf(mk[0].name, sizeof(mk[0].name), "epoch-1");
@@ -383,7 +383,7 @@ t_basic(void)
 	tap_check_int(attindex_commit(h, &err), 0, "commit");
 	tap_check_int(attindex_get_marks(h, got, 4, &n, &err), 0,
 	    "get the marks");
-	tap_ok(n == 3 && strcmp(got[0].name, "epoch-0") == 0 &&
+	tap_check(n == 3 && strcmp(got[0].name, "epoch-0") == 0 &&
 	    strcmp(got[0].value, mk[1].value) == 0 &&
 	    strcmp(got[1].name, "epoch-1") == 0 &&
 	    strcmp(got[2].value, "new/1234.x") == 0,
@@ -394,7 +394,7 @@ t_basic(void)
 	attindex_set_marks(h, mk + 2, 1, &err);
 	attindex_commit(h, &err);
 	attindex_get_marks(h, got, 4, &n, &err);
-	tap_ok(n == 1 && strcmp(got[0].name, "maildir") == 0,
+	tap_check(n == 1 && strcmp(got[0].name, "maildir") == 0,
 	    "setting marks replaces them all");
 	attindex_close(h);
 }
@@ -418,16 +418,16 @@ t_persist(void)
 	}
 	tap_check_str(err.msg, "", "no message");
 	attindex_stats(h, &docs, &atts, &err);
-	tap_ok(docs == 2 && atts == 4, "documents persisted (%zu, %zu)",
+	tap_check(docs == 2 && atts == 4, "documents persisted (%zu, %zu)",
 	    docs, atts);
 	attindex_get_marks(h, got, 4, &n, &err);
-	tap_ok(n == 1 && strcmp(got[0].value, "new/1234.x") == 0,
+	tap_check(n == 1 && strcmp(got[0].value, "new/1234.x") == 0,
 	    "marks persisted");
 	attindex_lookup(h, "00000000-00000000-00000000", hits, 4, &n, &err);
 	tap_check_int(n, 0, "lookup on a reader");
 	tap_check_int(attindex_begin(h, &err), PA_ERROR,
 	    "a reader cannot write");
-	tap_ok(strstr(err.msg, "read-only") != NULL, "%s", err.msg);
+	tap_check(strstr(err.msg, "read-only") != NULL, "%s", err.msg);
 	attindex_close(h);
 	tap_check_int(attindex_open(&h, dir, 1, &err), 0,
 	    "reopen for writing");
@@ -452,7 +452,7 @@ t_schema(void)
 
 	subdir(dir, sizeof(dir), "schema");
 	if (attindex_open(&h, dir, 1, &err) != 0) {
-		tap_ok(0, "make an index: %s", err.msg);
+		tap_check(0, "make an index: %s", err.msg);
 		return;
 	}
 	gen_doc(&d, t, 1, "schema");
@@ -464,7 +464,7 @@ t_schema(void)
 	/* Another program's stamp and a database this one does not know. */
 	mdb_env_create(&env);
 	mdb_env_set_maxdbs(env, 8);
-	tap_ok(mdb_env_open(env, dir, 0, 0600) == 0 &&
+	tap_check(mdb_env_open(env, dir, 0, 0600) == 0 &&
 	    mdb_txn_begin(env, NULL, 0, &txn) == 0 &&
 	    mdb_dbi_open(txn, "meta", 0, &dbi) == 0, "open it with LMDB");
 	k.mv_data = "schema";
@@ -491,7 +491,7 @@ t_schema(void)
 	tap_check_str(err.msg, want, "and says so");
 	if (h != NULL) {
 		attindex_stats(h, &docs, &atts, &err);
-		tap_ok(docs == 0 && atts == 0, "empty after the rebuild");
+		tap_check(docs == 0 && atts == 0, "empty after the rebuild");
 		attindex_close(h);
 	}
 	mdb_env_create(&env);
@@ -547,7 +547,7 @@ t_missing(void)
 	snprintf(want, sizeof(want), "no index at %s: run patchattest index",
 	    dir);
 	tap_check_str(err.msg, want, "and says what to do");
-	tap_ok(h == NULL, "no handle");
+	tap_check(h == NULL, "no handle");
 	mkdir(dir, 0700);
 	tap_check_int(attindex_open(&h, dir, 0, &err), PA_ENOTFOUND,
 	    "likewise on an empty directory");
@@ -555,7 +555,7 @@ t_missing(void)
 	subdir(dir, sizeof(dir), "no/such/dir");
 	tap_check_int(attindex_open(&h, dir, 1, &err), PA_ERROR,
 	    "a writer needs the parent directory");
-	tap_ok(strstr(err.msg, "cannot make index directory") != NULL,
+	tap_check(strstr(err.msg, "cannot make index directory") != NULL,
 	    "%s", err.msg);
 }
 
@@ -575,7 +575,7 @@ t_growth(void)
 	subdir(dir, sizeof(dir), "growth");
 	tiny_env(dir);
 	if (attindex_open(&h, dir, 1, &err) != 0) {
-		tap_ok(0, "open an index with a %d KiB map: %s",
+		tap_check(0, "open an index with a %d KiB map: %s",
 		    TINY_MAP / 1024, err.msg);
 		return;
 	}
@@ -589,7 +589,7 @@ t_growth(void)
 	tap_check_int(rc, 0, "3000 documents through a %d KiB map%s%s",
 	    TINY_MAP / 1024, rc ? ": " : "", rc ? err.msg : "");
 	attindex_stats(h, &docs, &atts, &err);
-	tap_ok(docs == 3000 && atts == 30000, "all stored (%zu, %zu)", docs,
+	tap_check(docs == 3000 && atts == 30000, "all stored (%zu, %zu)", docs,
 	    atts);
 	for (k = 0; k < 3000; k += 7)
 		bad += doc_state(h, k, "grow", 1) != 1;
@@ -604,7 +604,7 @@ t_growth(void)
 	mdb_env_close(env);
 	if (stat(data, &sb) != 0)
 		sb.st_size = 0;
-	tap_ok(info.me_mapsize >= 8 * TINY_MAP && sb.st_size > TINY_MAP,
+	tap_check(info.me_mapsize >= 8 * TINY_MAP && sb.st_size > TINY_MAP,
 	    "the map grew to %zu KiB, the file to %lld KiB",
 	    info.me_mapsize / 1024, (long long)sb.st_size / 1024);
 }
@@ -649,13 +649,13 @@ t_concurrent(void)
 	subdir(dir, sizeof(dir), "concurrent");
 	tiny_env(dir);
 	if (attindex_open(&h, dir, 1, &err) != 0) {
-		tap_ok(0, "make the index: %s", err.msg);
+		tap_check(0, "make the index: %s", err.msg);
 		return;
 	}
 	attindex_close(h);
 	fflush(stdout);
 	if ((pid = fork()) == -1) {
-		tap_ok(0, "fork: %s", strerror(errno));
+		tap_check(0, "fork: %s", strerror(errno));
 		return;
 	}
 	if (pid == 0) {
@@ -672,7 +672,7 @@ t_concurrent(void)
 		_exit(0);
 	}
 	if (attindex_open(&h, dir, 0, &err) != 0) {
-		tap_ok(0, "open a reader: %s", err.msg);
+		tap_check(0, "open a reader: %s", err.msg);
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
 		return;
@@ -698,7 +698,7 @@ t_concurrent(void)
 	}
 	tap_check_int(nthreads, NREADERS, "%d lookup threads on one handle",
 	    NREADERS);
-	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	tap_check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	    "the child wrote 2000 documents in 20 commits");
 	tap_check_int((long long)failed, 0, "%lu documents looked up beside "
 	    "the writer, %lu found: no lookup failed", lookups, found);
@@ -724,7 +724,7 @@ t_kill(void)
 
 	subdir(dir, sizeof(dir), "kill");
 	if (pipe(fd) != 0 || (pid = fork()) == -1) {
-		tap_ok(0, "pipe or fork: %s", strerror(errno));
+		tap_check(0, "pipe or fork: %s", strerror(errno));
 		return;
 	}
 	if (pid == 0) {
@@ -753,7 +753,7 @@ t_kill(void)
 	close(fd[0]);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
-	tap_ok(c == 'm' && commits == 3 && WIFSIGNALED(status),
+	tap_check(c == 'm' && commits == 3 && WIFSIGNALED(status),
 	    "killed a writer after 3 commits, in its 4th transaction");
 	tap_check_int(attindex_open(&h, dir, 1, &err), 0,
 	    "the index opens for writing after it");
@@ -762,12 +762,12 @@ t_kill(void)
 		return;
 	}
 	attindex_stats(h, &docs, &atts, &err);
-	tap_ok(docs == 300 && atts == 3000,
+	tap_check(docs == 300 && atts == 3000,
 	    "exactly the committed batches (%zu, %zu)", docs, atts);
 	for (k = 0; k < 350; k++)
 		bad += doc_state(h, k, "kill", 1) != (k < 300);
 	tap_check_int(bad, 0, "committed documents whole, the rest absent");
-	tap_ok(attindex_begin(h, &err) == 0 &&
+	tap_check(attindex_begin(h, &err) == 0 &&
 	    put_docs(h, 300, 350, "kill", &err) == 0 &&
 	    attindex_commit(h, &err) == 0, "and takes new writes");
 	attindex_stats(h, &docs, &atts, &err);
@@ -790,7 +790,7 @@ t_kill_random(void)
 
 	subdir(dir, sizeof(dir), "kill2");
 	if (pipe(fd) != 0 || (pid = fork()) == -1) {
-		tap_ok(0, "pipe or fork: %s", strerror(errno));
+		tap_check(0, "pipe or fork: %s", strerror(errno));
 		return;
 	}
 	if (pid == 0) {
@@ -817,15 +817,15 @@ t_kill_random(void)
 	while (read(fd[0], &c, 1) == 1)
 		commits++;
 	close(fd[0]);
-	tap_ok(WIFSIGNALED(status), "killed a busy writer after %u commits",
+	tap_check(WIFSIGNALED(status), "killed a busy writer after %u commits",
 	    commits);
 	if (attindex_open(&h, dir, 0, &err) != 0) {
-		tap_ok(0, "open after the kill: %s", err.msg);
+		tap_check(0, "open after the kill: %s", err.msg);
 		return;
 	}
 	attindex_stats(h, &docs, &atts, &err);
 	/* Its last commit may have landed before it could say so. */
-	tap_ok(docs % 100 == 0 && (docs / 100 == commits ||
+	tap_check(docs % 100 == 0 && (docs / 100 == commits ||
 	    docs / 100 == commits + 1) && atts == docs * NTRIPLES,
 	    "whole batches: %zu documents for %u reported commits", docs,
 	    commits);
@@ -854,40 +854,40 @@ t_truncated(void)
 	subdir(dir, sizeof(dir), "cut");
 	snprintf(data, sizeof(data), "%s/data.mdb", dir);
 	if (pa_global_init(&err) != 0 || attindex_open(&w, dir, 1, &err) != 0) {
-		tap_ok(0, "a writable index to cut: %s", err.msg);
+		tap_check(0, "a writable index to cut: %s", err.msg);
 		return;
 	}
 	rc = attindex_begin(w, &err);
 	rc = rc ? rc : put_docs(w, 0, 2000, "cut", &err);
 	rc = rc ? rc : attindex_commit(w, &err);
 	attindex_close(w);
-	if (!tap_ok(rc == 0 && stat(data, &sb) == 0, "2000 documents stored"))
+	if (!tap_check(rc == 0 && stat(data, &sb) == 0, "2000 documents stored"))
 		return;
 	if (attindex_open(&h, dir, 0, &err) != 0) {
-		tap_ok(0, "open it to read: %s", err.msg);
+		tap_check(0, "open it to read: %s", err.msg);
 		return;
 	}
-	tap_ok(attindex_stats(h, &docs, &atts, &err) == 0 && docs == 2000,
+	tap_check(attindex_stats(h, &docs, &atts, &err) == 0 && docs == 2000,
 	    "read before the cut");
 	if (truncate(data, sb.st_size / 2) != 0) {
-		tap_ok(0, "cut the file");
+		tap_check(0, "cut the file");
 		attindex_close(h);
 		return;
 	}
 	rc = attindex_lookup(h, "00000000-00000000-00000000", hits, 4, &n,
 	    &err);
 	tap_check_int(rc, PA_ERROR, "a lookup after the cut fails");
-	tap_ok(strstr(err.msg, "damaged") != NULL, "  and says why: %s",
+	tap_check(strstr(err.msg, "damaged") != NULL, "  and says why: %s",
 	    err.msg);
-	tap_ok(attindex_damaged(h), "  the handle knows it is damaged");
+	tap_check(attindex_damaged(h), "  the handle knows it is damaged");
 	tap_check_int(attindex_stats(h, &docs, &atts, &err), PA_ERROR,
 	    "  and keeps failing");
 	attindex_close(h);
 	rc = attindex_open(&h, dir, 0, &err);
-	tap_ok(rc == PA_ERROR && h == NULL && strstr(err.msg, "damaged"),
+	tap_check(rc == PA_ERROR && h == NULL && strstr(err.msg, "damaged"),
 	    "opening the cut index to read fails: %s", err.msg);
 	rc = attindex_open(&h, dir, 1, &err);
-	tap_ok(rc == PA_ERROR && h == NULL && strstr(err.msg, "damaged"),
+	tap_check(rc == PA_ERROR && h == NULL && strstr(err.msg, "damaged"),
 	    "  and to write: %s", err.msg);
 }
 

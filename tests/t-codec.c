@@ -112,10 +112,10 @@ main(void)
 		    strlen(word_cases[i].in), word_cases[i].convert ? &cc : NULL,
 		    &scratch, &converted, &why);
 		if (word_cases[i].want == NULL)
-			tap_ok(rc != 0 && why != NULL, "word \"%s\" is an error",
+			tap_check(rc != 0 && why != NULL, "word \"%s\" is an error",
 			    word_cases[i].in);
 		else
-			tap_ok(rc == 0 && strcmp(out.buf, word_cases[i].want) == 0,
+			tap_check(rc == 0 && strcmp(out.buf, word_cases[i].want) == 0,
 			    "word \"%s\" -> \"%s\"", word_cases[i].in, out.buf);
 	}
 	sbuf_reset(&out);

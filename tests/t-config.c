@@ -258,33 +258,33 @@ test_defaults(void)
 	struct pa_config c;
 
 	tap_check_int(config_init(&c), 0, "defaults: config_init succeeds");
-	tap_ok(c.archive == NULL, "defaults: no Archive");
+	tap_check(c.archive == NULL, "defaults: no Archive");
 	tap_check_int(c.archive_type, ARCHIVE_AUTO, "defaults: ArchiveType");
 	tap_check_str(c.index_path, "/var/lib/patchattest/index",
 	    "defaults: IndexPath");
-	tap_ok(c.gnupg_home == NULL, "defaults: GnuPGHome is GnuPG's own");
+	tap_check(c.gnupg_home == NULL, "defaults: GnuPGHome is GnuPG's own");
 	tap_check_int(c.trust_model, TRUST_GPG, "defaults: TrustModel");
 	tap_check_int(c.uid_match, UID_LOOSE, "defaults: UIDMatch");
 	tap_check_int(c.staleness_days, 30, "defaults: StalenessDays");
 	tap_check_str(c.socket, "local:/run/patchattest/patchattest.sock",
 	    "defaults: Socket");
 	tap_check_int(c.umask, 07, "defaults: UMask");
-	tap_ok(c.pid_file == NULL && c.user_id == NULL &&
+	tap_check(c.pid_file == NULL && c.user_id == NULL &&
 	    c.authserv_id == NULL, "defaults: no PidFile, UserID, AuthservID");
-	tap_ok(c.syslog == SYSLOG_MAIL && c.log_level == LOG_LEVEL_INFO,
+	tap_check(c.syslog == SYSLOG_MAIL && c.log_level == LOG_LEVEL_INFO,
 	    "defaults: Syslog mail, LogLevel info");
 	tap_check_int(c.max_body, 16 << 20, "defaults: MaximumBodySize");
-	tap_ok(c.on_fail == ACTION_ACCEPT && c.on_none == ACTION_ACCEPT &&
+	tap_check(c.on_fail == ACTION_ACCEPT && c.on_none == ACTION_ACCEPT &&
 	    c.on_untrusted == ACTION_ACCEPT && c.on_nokey == ACTION_ACCEPT &&
 	    c.on_stale == ACTION_ACCEPT && c.on_uidmismatch == ACTION_ACCEPT &&
 	    c.on_error == ONERROR_ACCEPT, "defaults: every action accept");
-	tap_ok(c.attestation_wait == 0 && c.learn_from_mail == CONFIG_YES &&
+	tap_check(c.attestation_wait == 0 && c.learn_from_mail == CONFIG_YES &&
 	    c.archive_refresh == 300 && c.mark_non_patches == CONFIG_NO,
 	    "defaults: no wait, learn, refresh 300, no nopatch header");
-	tap_ok(c.patatt_keyrings.n == 0 && c.patatt_tofu == CONFIG_NO,
+	tap_check(c.patatt_keyrings.n == 0 && c.patatt_tofu == CONFIG_NO,
 	    "defaults: no patatt keyring, no TOFU");
 	config_release(&c);
-	tap_ok(c.index_path == NULL && c.patatt_keyrings.n == 0 &&
+	tap_check(c.index_path == NULL && c.patatt_keyrings.n == 0 &&
 	    c.patatt_keyrings.v == NULL, "release clears the strings");
 	config_release(&c);
 }
@@ -317,16 +317,16 @@ test_keys(void)
 	tap_check_int(c.log_level, LOG_LEVEL_DEBUG, "every key: LogLevel");
 	tap_check_int(c.max_body, 1024, "every key: MaximumBodySize");
 	tap_check_str(c.authserv_id, "mx.example.org", "every key: AuthservID");
-	tap_ok(c.on_fail == ACTION_REJECT && c.on_none == ACTION_TEMPFAIL &&
+	tap_check(c.on_fail == ACTION_REJECT && c.on_none == ACTION_TEMPFAIL &&
 	    c.on_untrusted == ACTION_QUARANTINE && c.on_nokey == ACTION_REJECT &&
 	    c.on_stale == ACTION_TEMPFAIL &&
 	    c.on_uidmismatch == ACTION_QUARANTINE &&
 	    c.on_error == ONERROR_TEMPFAIL, "every key: the actions");
-	tap_ok(c.attestation_wait == 30 && c.learn_from_mail == CONFIG_NO &&
+	tap_check(c.attestation_wait == 30 && c.learn_from_mail == CONFIG_NO &&
 	    c.archive_refresh == 0 && c.mark_non_patches == CONFIG_YES,
 	    "every key: AttestationWait, LearnFromMail, ArchiveRefresh, "
 	    "MarkNonPatches");
-	tap_ok(c.patatt_keyrings.n == 2, "every key: PatattKeyring twice");
+	tap_check(c.patatt_keyrings.n == 2, "every key: PatattKeyring twice");
 	tap_check_str(c.patatt_keyrings.n > 0 ? c.patatt_keyrings.v[0] : "",
 	    "/srv/pgpkeys/.keyring", "every key: PatattKeyring, first");
 	tap_check_str(c.patatt_keyrings.n > 1 ? c.patatt_keyrings.v[1] : "",
@@ -337,9 +337,9 @@ test_keys(void)
 	tap_check_int(load(&c, S("aRcHiVeTyPe MBOX\nTRUSTMODEL Tofu\n"
 	    "stalenessdays +36500\n"), &text), 0, "keys and words in any case");
 	free(text);
-	tap_ok(c.archive_type == ARCHIVE_MBOX && c.trust_model == TRUST_TOFU &&
+	tap_check(c.archive_type == ARCHIVE_MBOX && c.trust_model == TRUST_TOFU &&
 	    c.staleness_days == 36500, "any case: the values");
-	tap_ok(c.archive == NULL && c.uid_match == UID_LOOSE,
+	tap_check(c.archive == NULL && c.uid_match == UID_LOOSE,
 	    "a reload starts again from the defaults");
 
 	/* Each word of each choice is the enum value of its position. */
@@ -359,12 +359,12 @@ test_keys(void)
 			    "config_choice_name(%s, %zu)", config_keys[i].name, j);
 		}
 	}
-	tap_ok(config_choice_name("trustmodel", TRUST_TOFU) != NULL,
+	tap_check(config_choice_name("trustmodel", TRUST_TOFU) != NULL,
 	    "config_choice_name ignores case");
-	tap_ok(config_choice_name("UIDMatch", 2) == NULL &&
+	tap_check(config_choice_name("UIDMatch", 2) == NULL &&
 	    config_choice_name("UIDMatch", -1) == NULL,
 	    "config_choice_name: no such word");
-	tap_ok(config_choice_name("IndexPath", 0) == NULL &&
+	tap_check(config_choice_name("IndexPath", 0) == NULL &&
 	    config_choice_name("Nope", 0) == NULL,
 	    "config_choice_name: not a choice key");
 	config_release(&c);
@@ -381,7 +381,7 @@ test_syntax(void)
 	config_init(&c);
 	for (i = 0; i < sizeof(good_cases) / sizeof(good_cases[0]); i++) {
 		rc = load(&c, good_cases[i].in, good_cases[i].len, &text);
-		tap_ok(rc == 0 && same_str(text, ""), "syntax: %s: loads",
+		tap_check(rc == 0 && same_str(text, ""), "syntax: %s: loads",
 		    good_cases[i].name);
 		if (rc != 0)
 			tap_diag("%s", text ? text : "");
@@ -462,7 +462,7 @@ test_problems(void)
 	    "StalenessDays 12\nUIDMatch sometimes\n"), &text);
 	free(text);
 	tap_check_int(rc, PA_ECONFIG, "a bad file is refused");
-	tap_ok(memcmp(&c, &before, sizeof(c)) == 0,
+	tap_check(memcmp(&c, &before, sizeof(c)) == 0,
 	    "the struct is unchanged, pointers too");
 	tap_check_str(c.index_path, "/var/tmp/ix", "its strings are intact");
 
@@ -487,7 +487,7 @@ test_problems(void)
 	/* What would never end, or block, is refused before it is read. */
 	sbuf_reset(&problems);
 	rc = config_load(&c, "/dev/zero", &problems);
-	tap_ok(rc == PA_ECONFIG && strcmp(problems.buf, "/dev/zero: not a "
+	tap_check(rc == PA_ECONFIG && strcmp(problems.buf, "/dev/zero: not a "
 	    "regular file\n") == 0, "/dev/zero: %s", problems.buf);
 	snprintf(path, sizeof(path), "%s/t-config-fifo.XXXXXX", tmpdir());
 	if (mkdtemp(path) != NULL) {
@@ -495,7 +495,7 @@ test_problems(void)
 		if (mkfifo(path, 0600) == 0) {
 			sbuf_reset(&problems);
 			rc = config_load(&c, path, &problems);
-			tap_ok(rc == PA_ECONFIG && strstr(problems.buf,
+			tap_check(rc == PA_ECONFIG && strstr(problems.buf,
 			    "not a regular file"), "a FIFO nobody writes: "
 			    "refused, not waited for");
 			unlink(path);
@@ -506,13 +506,13 @@ test_problems(void)
 	if ((big = calloc(1, CONFIG_FILE_MAX + 2)) != NULL) {
 		memset(big, '#', CONFIG_FILE_MAX + 1);
 		rc = load(&c, big, CONFIG_FILE_MAX + 1, &text);
-		tap_ok(rc == PA_ECONFIG && strcmp(text, "F: larger than 1048576 "
+		tap_check(rc == PA_ECONFIG && strcmp(text, "F: larger than 1048576 "
 		    "bytes\n") == 0, "a file over %d bytes: %s",
 		    CONFIG_FILE_MAX, text);
 		free(text);
 		free(big);
 	}
-	tap_ok(same_config(&c, &before), "still unchanged");
+	tap_check(same_config(&c, &before), "still unchanged");
 	sbuf_release(&problems);
 	config_release(&c);
 }
@@ -528,7 +528,7 @@ test_sample(void)
 	int fd, rc;
 
 	for (i = 0; i < config_nkeys; i++)
-		tap_ok(config_keys[i].doc && config_keys[i].doc[0] &&
+		tap_check(config_keys[i].doc && config_keys[i].doc[0] &&
 		    strchr(config_keys[i].doc, '\n') == NULL,
 		    "%s has a one-line doc", config_keys[i].name);
 
@@ -538,13 +538,13 @@ test_sample(void)
 	rc = config_write_sample(fp);
 	tap_check_int(fclose(fp) == 0 ? rc : -1, 0, "sample: written");
 	text = tap_read_file(path, &len);
-	tap_ok(text != NULL, "sample: read back");
+	tap_check(text != NULL, "sample: read back");
 
 	sbuf_init(&line, SBUF_NOMAX);
 	for (i = 0; text && i < config_nkeys; i++) {
 		sbuf_reset(&line);
 		sbuf_addf(&line, "\n# %s\n", config_keys[i].doc);
-		tap_ok(strstr(text, line.buf) != NULL, "sample: %s doc",
+		tap_check(strstr(text, line.buf) != NULL, "sample: %s doc",
 		    config_keys[i].name);
 		sbuf_reset(&line);
 		if (config_keys[i].def)
@@ -552,7 +552,7 @@ test_sample(void)
 			    config_keys[i].def);
 		else
 			sbuf_addf(&line, "\n#%s ", config_keys[i].name);
-		tap_ok(strstr(text, line.buf) != NULL, "sample: %s line",
+		tap_check(strstr(text, line.buf) != NULL, "sample: %s line",
 		    config_keys[i].name);
 	}
 	sbuf_release(&line);
@@ -567,7 +567,7 @@ test_sample(void)
 	rc = config_load(&c, path, &line);
 	tap_check_int(rc, 0, "sample: loads");
 	tap_check_str(line.buf, "", "sample: no problems");
-	tap_ok(same_config(&c, &def), "sample: every field at its default");
+	tap_check(same_config(&c, &def), "sample: every field at its default");
 	sbuf_release(&line);
 	unlink(path);
 	config_release(&c);
@@ -588,7 +588,7 @@ test_shipped(void)
 	snprintf(path, sizeof(path), "%s/conf/patchattest.conf", tap_srcdir());
 	shipped = tap_read_file(path, &shippedlen);
 	fp = open_memstream(&made, &madelen);
-	if (!tap_ok(shipped != NULL && fp != NULL, "read %s", path)) {
+	if (!tap_check(shipped != NULL && fp != NULL, "read %s", path)) {
 		if (fp)
 			fclose(fp);
 		free(made);
@@ -622,7 +622,7 @@ test_man(void)
 	snprintf(path, sizeof(path), "%s/man/patchattest.conf.5", top);
 	page = tap_read_file(path, &pagelen);
 	fp = open_memstream(&made, &madelen);
-	if (!tap_ok(page != NULL && fp != NULL, "read %s", path)) {
+	if (!tap_check(page != NULL && fp != NULL, "read %s", path)) {
 		if (fp)
 			fclose(fp);
 		free(made);
@@ -631,12 +631,12 @@ test_man(void)
 	}
 	config_write_man(fp);
 	fclose(fp);
-	tap_ok(strstr(page, made) != NULL,
+	tap_check(strstr(page, made) != NULL,
 	    "patchattest.conf(5) has the keys as the table describes them");
 	for (i = 0; i < config_nkeys; i++) {
 		snprintf(line, sizeof(line), "\n.B %s \\fI",
 		    config_keys[i].name);
-		tap_ok(strstr(page, line) != NULL, "patchattest.conf(5): %s",
+		tap_check(strstr(page, line) != NULL, "patchattest.conf(5): %s",
 		    config_keys[i].name);
 	}
 	free(made);
@@ -658,13 +658,13 @@ test_partial(void)
 
 	config_init(&c);
 	if (tmp_write(path, sizeof(path), text, sizeof(text) - 1) != 0) {
-		tap_ok(0, "partial: cannot write %s", path);
+		tap_check(0, "partial: cannot write %s", path);
 		return;
 	}
 	sbuf_init(&problems, SBUF_NOMAX);
 	tap_check_int(config_load_partial(&c, path, &problems), PA_ECONFIG,
 	    "partial: problems are still PA_ECONFIG");
-	tap_ok(strstr(problems.buf, ":2: unknown key") != NULL &&
+	tap_check(strstr(problems.buf, ":2: unknown key") != NULL &&
 	    strstr(problems.buf, ":4: UMask") != NULL,
 	    "partial: both problems listed");
 	tap_check_str(c.socket, "inet:8891@127.0.0.1", "partial: Socket kept");

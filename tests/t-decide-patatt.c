@@ -81,7 +81,7 @@ test_results(void)
 	tap_check_str(d.key, "ed25519/example.org/alice/default",
 	    "the key named is the keyring file");
 	tap_check_str(d.algo, "ed25519-sha256", "the algorithm");
-	tap_ok(d.scheme == SCHEME_PATATT, "the scheme is patatt");
+	tap_check(d.scheme == SCHEME_PATATT, "the scheme is patatt");
 	tap_check_int(judge1(&cf, sig(PATATT_BADSIG), &d), VERDICT_FAIL,
 	    "badsig: fail");
 	tap_check_str(d.reason, "bh does not match the body",
@@ -109,7 +109,7 @@ test_offered(void)
 	config_init(&cf);
 	tap_check_int(judge1(&cf, sig(PATATT_OFFERED), &d), VERDICT_NOKEY,
 	    "offered key, TOFU off: nokey");
-	tap_ok(strstr(d.reason, "pk=c2VjcmV0LWtleS1vZi1hbGljZQ==") != NULL,
+	tap_check(strstr(d.reason, "pk=c2VjcmV0LWtleS1vZi1hbGljZQ==") != NULL,
 	    "... with the offered key in the reason");
 	cf.patatt_tofu = CONFIG_YES;
 	tofu_answer = TOFU_FIRST;
@@ -231,7 +231,7 @@ test_combine(void)
 
 	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		d = combine(cases[k].v01, cases[k].patatt);
-		tap_ok(d.result == cases[k].want && d.scheme == cases[k].by &&
+		tap_check(d.result == cases[k].want && d.scheme == cases[k].by &&
 		    d.v01 == cases[k].v01 && d.patatt == cases[k].patatt &&
 		    d.has_patatt, "%s", cases[k].name);
 	}

@@ -117,7 +117,7 @@ test_records(void)
 	size_t k;
 
 	if (config_init(&cfg) != 0)
-		tap_ok(0, "config_init");
+		tap_check(0, "config_init");
 	for (k = 0; k < sizeof(records) / sizeof(records[0]); k++) {
 		cfg.uid_match = records[k].strict ? UID_STRICT : UID_LOOSE;
 		cfg.staleness_days = records[k].staleness;
@@ -126,7 +126,7 @@ test_records(void)
 		/* what differs is told when the signature is not at fault */
 		differs = records[k].f.sig == PGP_SIG_BAD ||
 		    records[k].f.sig == PGP_SIG_ERROR ? 0 : records[k].f.differs;
-		tap_ok(d.result == records[k].want &&
+		tap_check(d.result == records[k].want &&
 		    strncmp(d.reason, records[k].reason,
 		    strlen(records[k].reason)) == 0 &&
 		    (records[k].reason[0] != '\0' || d.reason[0] == '\0') &&
@@ -152,7 +152,7 @@ main(void)
 		if (dates[k].want < 0)
 			tap_check_int(rc, PA_ENOTFOUND, "date %zu is no date", k);
 		else
-			tap_ok(rc == 0 && (long long)t == dates[k].want,
+			tap_check(rc == 0 && (long long)t == dates[k].want,
 			    "date %zu: %lld", k, rc == 0 ? (long long)t : -1LL);
 	}
 
@@ -162,8 +162,10 @@ main(void)
 	memset(&d, 0, sizeof(d));
 	d.result = VERDICT_PASS;
 	memcpy(d.attid, "2a02abe0-215cf3f1-2acb5798", 27);
-	snprintf(d.signer, sizeof(d.signer), "%s", "Kees Cook <keescook@chromium.org>");
-	snprintf(d.key, sizeof(d.key), "%s", "8972F4DFDC6DC026253779D5C8ED0D8F0A8B8E1C");
+	snprintf(d.signer, sizeof(d.signer), "%s",
+	    "Kees Cook <keescook@chromium.org>");
+	snprintf(d.key, sizeof(d.key), "%s",
+	    "8972F4DFDC6DC026253779D5C8ED0D8F0A8B8E1C");
 	d.signed_at = 1582607582;
 	header_verdict(&d, &out);
 	tap_check_str(out.buf, "pass; attid=2a02abe0-215cf3f1-2acb5798;\n"
@@ -188,7 +190,7 @@ main(void)
 	    "quotes and backslashes escaped, line breaks dropped");
 
 	for (k = VERDICT_PASS; k <= VERDICT_TEMPERROR; k++)
-		tap_ok(strlen(verdict_name((enum verdict)k)) > 0 &&
+		tap_check(strlen(verdict_name((enum verdict)k)) > 0 &&
 		    strchr(verdict_name((enum verdict)k), ' ') == NULL,
 		    "verdict %zu has a one-word name: %s", k,
 		    verdict_name((enum verdict)k));

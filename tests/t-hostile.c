@@ -128,7 +128,7 @@ mutate_all(struct mailmsg *m, const char *name, unsigned rounds)
 
 	snprintf(path, sizeof(path), "%s/tests/fixtures/%s", tap_srcdir(), name);
 	if ((orig = tap_read_file(path, &len)) == NULL) {
-		tap_ok(0, "read %s", name);
+		tap_check(0, "read %s", name);
 		return;
 	}
 	buf = malloc(len + 64);
@@ -226,7 +226,7 @@ main(void)
 	for (i = 0; i < sizeof(truncated) / sizeof(truncated[0]); i++) {
 		rc = hash_id(m, truncated[i].in, strlen(truncated[i].in),
 		    MSGHASH_VARIANTS, attid);
-		tap_ok(rc == truncated[i].want &&
+		tap_check(rc == truncated[i].want &&
 		    strcmp(attid, truncated[i].attid) == 0,
 		    "truncated or broken input %zu: %s %s", i, pa_strerror(rc),
 		    attid);
@@ -246,7 +246,7 @@ main(void)
 	rc = hash(m, big, n, MSGHASH_VARIANTS);
 	grown = maxrss_kb() - before;
 	tap_check_int(rc, PA_ENOPATCH, "a 48 MB single body line: no patch");
-	tap_ok(grown < 10 * (long)(n >> 10), "memory for it grew %ld KiB "
+	tap_check(grown < 10 * (long)(n >> 10), "memory for it grew %ld KiB "
 	    "(< 10x the input)", grown);
 	memcpy(big + (n >> 1), "\n---\n", 5);
 	rc = hash(m, big, n, 0);

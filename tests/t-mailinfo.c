@@ -184,7 +184,7 @@ check_file(const char *dir, const char *name, const char *label,
 
 	if (expect_path(path, sizeof(path), dir, name, suffix, ext) == -1 ||
 	    (want = tap_read_file(path, &wantlen)) == NULL) {
-		tap_ok(0, "%s %s: %s (cannot read %s%s.%s)", name, label, ext,
+		tap_check(0, "%s %s: %s (cannot read %s%s.%s)", name, label, ext,
 		    name, suffix, ext);
 		return;
 	}
@@ -212,7 +212,7 @@ check_mode(struct mailinfo *mi, const char *dir, const char *name,
 		suffix = "";
 	if (expect_path(path, sizeof(path), dir, name, suffix, "exit") == -1 ||
 	    read_exit(path, &want) == -1) {
-		tap_ok(0, "%s %s: exit (cannot read %s%s.exit)", name, m->label,
+		tap_check(0, "%s %s: exit (cannot read %s%s.exit)", name, m->label,
 		    name, suffix);
 		return;
 	}
@@ -272,7 +272,7 @@ check_hash(const char *dir, const char *name, const char *raw, size_t rawlen)
 
 	if (expect_path(path, sizeof(path), dir, name, "", "hash") == -1 ||
 	    (row = tap_read_file(path, &len)) == NULL) {
-		tap_ok(0, "%s: cannot read %s.hash", name, name);
+		tap_check(0, "%s: cannot read %s.hash", name, name);
 		return;
 	}
 	for (i = 0, p = row; i < 5 && p; i++) {
@@ -281,7 +281,7 @@ check_hash(const char *dir, const char *name, const char *raw, size_t rawlen)
 			*p++ = '\0';
 	}
 	if (i < 5 || p == NULL) {
-		tap_ok(0, "%s: malformed %s.hash", name, name);
+		tap_check(0, "%s: malformed %s.hash", name, name);
 		free(row);
 		return;
 	}
@@ -321,13 +321,13 @@ check_fixture(const char *dir, const char *name)
 
 	if (expect_path(path, sizeof(path), dir, name, "", "eml") == -1 ||
 	    (raw = tap_read_file(path, &rawlen)) == NULL) {
-		tap_ok(0, "%s: cannot read %s.eml", name, name);
+		tap_check(0, "%s: cannot read %s.eml", name, name);
 		return;
 	}
 	check_hash(dir, name, raw, rawlen);
 	if ((in = normalise(raw, rawlen, &len)) == NULL) {
 		free(raw);
-		tap_ok(0, "%s: out of memory", name);
+		tap_check(0, "%s: out of memory", name);
 		return;
 	}
 	free(raw);
@@ -350,10 +350,10 @@ main(void)
 	if (len < 0 || (size_t)len >= sizeof(dir))
 		tap_skip_all("path of %s too long", FIXTURE_DIR);
 	if ((names = list_fixtures(dir, &n)) == NULL) {
-		tap_ok(0, "list %s", dir);
+		tap_check(0, "list %s", dir);
 		return tap_done();
 	}
-	tap_ok(n > 0, "%zu fixtures in %s", n, FIXTURE_DIR);
+	tap_check(n > 0, "%zu fixtures in %s", n, FIXTURE_DIR);
 	for (i = 0; i < n; i++)
 		check_fixture(dir, names[i]);
 	free_list(names, n);

@@ -74,7 +74,7 @@ main(void)
 		got = map[(size_t)page * (PAGES - 3)];
 		_exit(got == 0 ? 3 : 4);
 	}
-	tap_ok(pid > 0 && waitpid(pid, &st, 0) == pid && (WIFSIGNALED(st) ?
+	tap_check(pid > 0 && waitpid(pid, &st, 0) == pid && (WIFSIGNALED(st) ?
 	    WTERMSIG(st) == SIGBUS : WEXITSTATUS(st) != 3 &&
 	    WEXITSTATUS(st) != 4), "no longer watched: the fault is not ours "
 	    "to mend");

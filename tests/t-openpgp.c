@@ -118,7 +118,7 @@ test_load(void)
 	err.msg[0] = '\0';
 	tap_check_int(openpgp_keys_load(&k, "", 0, &err), PA_EBADDOC,
 	    "an empty key file holds no key");
-	tap_ok(k == NULL && err.msg[0] != '\0', "  and says so: %s", err.msg);
+	tap_check(k == NULL && err.msg[0] != '\0', "  and says so: %s", err.msg);
 	tap_check_int(openpgp_keys_load(&k, junk, sizeof(junk) - 1, &err),
 	    PA_EBADDOC, "a broken armor holds no key");
 	tap_check_int(openpgp_keys_load(&k, "\x99\x01", 2, &err), PA_EBADDOC,
@@ -140,12 +140,12 @@ test_signatures(const char *alice, const char *bob)
 	    32);
 	ka = load(alice, 1);
 	kab = load(bob, 0);
-	if (!tap_ok(ka != NULL && kab != NULL, "keys load, armored and "
+	if (!tap_check(ka != NULL && kab != NULL, "keys load, armored and "
 	    "binary"))
 		goto out;
 	if (gpg(NULL, "-u", alice, "-o", path_of("good.gpg"), "-s",
 	    path_of("text")) != 0) {
-		tap_ok(0, "gpg -s");
+		tap_check(0, "gpg -s");
 		goto out;
 	}
 	verify(ka, "good.gpg", &plain, &sig);
@@ -153,14 +153,14 @@ test_signatures(const char *alice, const char *bob)
 	tap_check_mem(plain.buf, plain.len, "a digest of 32 bytes, say......\n",
 	    32, "  its content is what was signed");
 	tap_check_str(sig.fpr, alice, "  by the signing key");
-	tap_ok(sig.when > now - 600 && sig.when <= now + 5,
+	tap_check(sig.when > now - 600 && sig.when <= now + 5,
 	    "  made now: %lld", (long long)sig.when);
-	tap_ok(sig.valid_till == OPENPGP_FOREVER && !sig.revoked,
+	tap_check(sig.valid_till == OPENPGP_FOREVER && !sig.revoked,
 	    "  by a key that does not expire");
 	verify(kab, "good.gpg", &plain, &sig);
 	tap_check_int(sig.status, OPENPGP_NOKEY, "with another key's file: "
 	    "nokey");
-	tap_ok(sig.fpr[0] != '\0' && strstr(alice, sig.fpr) != NULL,
+	tap_check(sig.fpr[0] != '\0' && strstr(alice, sig.fpr) != NULL,
 	    "  names the signer: %s", sig.fpr);
 
 	/* A byte of the literal data changed (uncompressed, to reach it). */
@@ -177,7 +177,7 @@ test_signatures(const char *alice, const char *bob)
 		verify(ka, "changed.gpg", &plain, &sig);
 		tap_check_int(sig.status, OPENPGP_BAD, "changed data: bad");
 	} else
-		tap_ok(0, "gpg -s without compression");
+		tap_check(0, "gpg -s without compression");
 
 	if (gpg(NULL, "-u", alice, "-u", bob, "-o", path_of("two.gpg"), "-s",
 	    path_of("text")) == 0) {
@@ -186,7 +186,7 @@ test_signatures(const char *alice, const char *bob)
 		    "two signatures: unusable");
 		tap_diag("  %s", sig.detail);
 	} else
-		tap_ok(0, "gpg -s with two keys");
+		tap_check(0, "gpg -s with two keys");
 
 	/* Content past the cap, and a compressed bomb, stop at the cap. */
 	if ((data = malloc(16u << 20)) != NULL) {
@@ -197,14 +197,14 @@ test_signatures(const char *alice, const char *bob)
 	if (gpg(NULL, "-u", alice, "-z", "9", "-o", path_of("bomb.gpg"), "-s",
 	    path_of("big")) == 0) {
 		verify(ka, "bomb.gpg", &plain, &sig);
-		tap_ok(sig.status != OPENPGP_GOOD && plain.len <= PLAIN_CAP,
+		tap_check(sig.status != OPENPGP_GOOD && plain.len <= PLAIN_CAP,
 		    "16 MiB compressed into a small message: not good, "
 		    "%zu bytes kept", plain.len);
 		tap_diag("  %s", sig.detail);
 	} else
-		tap_ok(0, "gpg -s a large file");
+		tap_check(0, "gpg -s a large file");
 
-	tap_ok(verify(ka, "text", &plain, &sig) == 0 &&
+	tap_check(verify(ka, "text", &plain, &sig) == 0 &&
 	    sig.status == OPENPGP_UNUSABLE, "text that is no OpenPGP "
 	    "message: unusable (%s)", sig.detail);
 out:
@@ -226,7 +226,7 @@ test_compromised(const char *bob)
 	if (gpg(NULL, "-u", bob, "-o", path_of("bob.gpg"), "-s",
 	    path_of("text")) != 0 ||
 	    tap_write_file(path_of("revcmd"), revoke, strlen(revoke)) != 0) {
-		tap_ok(0, "gpg -s by bob");
+		tap_check(0, "gpg -s by bob");
 		return;
 	}
 	/* reason 1: the key has been compromised */
@@ -234,15 +234,15 @@ test_compromised(const char *bob)
 	    "--yes --command-fd 0 --pinentry-mode loopback --passphrase '' "
 	    "--edit-key \"$1\" <\"$2\"", home, bob, path_of("revcmd"),
 	    (char *)NULL) != 0) {
-		tap_ok(0, "gpg revokes bob's key as compromised");
+		tap_check(0, "gpg revokes bob's key as compromised");
 		return;
 	}
 	if ((k = load(bob, 1)) == NULL) {
-		tap_ok(0, "bob's revoked key loads");
+		tap_check(0, "bob's revoked key loads");
 		return;
 	}
 	verify(k, "bob.gpg", &plain, &sig);
-	tap_ok(sig.status == OPENPGP_KEY_INVALID && sig.valid_till == 0 &&
+	tap_check(sig.status == OPENPGP_KEY_INVALID && sig.valid_till == 0 &&
 	    sig.revoked, "a key revoked as compromised was never valid");
 	openpgp_keys_free(k);
 	sbuf_release(&plain);

@@ -102,13 +102,13 @@ check_row(const char *dir, char **col, struct decider *dc, struct mailmsg *m,
 	want = want_of(col[3], col[4]);
 	snprintf(path, sizeof(path), "%s/%s", dir, col[0]);
 	if ((raw = tap_read_file(path, &len)) == NULL) {
-		tap_ok(0, "%s: cannot read", col[0]);
+		tap_check(0, "%s: cannot read", col[0]);
 		return;
 	}
 	if (mailmsg_parse(m, raw, len) != 0 ||
 	    decide_begin(dc, m, VERDICT_CLOCK) != 0) {
 		free(raw);
-		tap_ok(0, "%s: a signed message gets a verdict", col[0]);
+		tap_check(0, "%s: a signed message gets a verdict", col[0]);
 		return;
 	}
 	free(raw);
@@ -131,7 +131,7 @@ check_row(const char *dir, char **col, struct decider *dc, struct mailmsg *m,
 			t->pgp_agree++;
 		return;
 	}
-	tap_ok(0, "%s (%s, %s): patatt %s, we %s", col[0], col[1], col[2],
+	tap_check(0, "%s (%s, %s): patatt %s, we %s", col[0], col[1], col[2],
 	    col[3], d.has_patatt ? verdict_name(d.patatt) : "no verdict");
 	tap_diag("  ours: %s: %s", d.identity, d.reason);
 	tap_diag("  patatt: %s", col[4]);
@@ -152,7 +152,7 @@ run(const char *dir, const char *tsv_name, const char *keyring_name)
 	snprintf(path, sizeof(path), "%s/%s", dir, tsv_name);
 	snprintf(ring, sizeof(ring), "%s/%s", dir, keyring_name);
 	if ((tsv = tap_read_file(path, &len)) == NULL) {
-		tap_ok(0, "read %s", path);
+		tap_check(0, "read %s", path);
 		return;
 	}
 	config_init(&cfg);
@@ -162,7 +162,7 @@ run(const char *dir, const char *tsv_name, const char *keyring_name)
 	cfg.patatt_keyrings.n = 1;
 	m = mailmsg_new(MAX_MESSAGE);
 	if (m == NULL || decider_new(&dc, &cfg, NULL, &err) != 0) {
-		tap_ok(0, "a decider with %s: %s", keyring_name, err.msg);
+		tap_check(0, "a decider with %s: %s", keyring_name, err.msg);
 		goto out;
 	}
 	memset(&t, 0, sizeof(t));
@@ -181,10 +181,10 @@ run(const char *dir, const char *tsv_name, const char *keyring_name)
 	printf("# ed25519: %u of %u agree; openpgp: %u of %u agree (%u "
 	    "EXP/REVKEYSIG BADSIGs are untrusted)\n", t.ed_agree, t.ed_rows,
 	    t.pgp_agree, t.pgp_rows, t.expkeysig);
-	tap_ok(t.rows > 0, "%s: rows read: %u", tsv_name, t.rows);
+	tap_check(t.rows > 0, "%s: rows read: %u", tsv_name, t.rows);
 	tap_check_int(t.agree, t.rows, "%s with %s: every row agrees",
 	    tsv_name, keyring_name);
-	tap_ok(t.no_patch > 0, "%s: signed mail without a patch judged too "
+	tap_check(t.no_patch > 0, "%s: signed mail without a patch judged too "
 	    "(%u)", tsv_name, t.no_patch);
 out:
 	cfg.patatt_keyrings.v = NULL;

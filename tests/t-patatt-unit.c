@@ -320,7 +320,7 @@ expect(struct patatt *pt, const struct sbuf *msg, enum patatt_result want,
 	va_end(ap);
 	ok = check(pt, msg->buf, msg->len) == 0 && report.n == 1 &&
 	    report.sig[0].result == want;
-	tap_ok(ok, "%s: %s", name, patatt_result_name(want));
+	tap_check(ok, "%s: %s", name, patatt_result_name(want));
 	if (!ok && report.n > 0)
 		tap_diag("got %s (%s)",
 		    patatt_result_name(report.sig[0].result),
@@ -377,7 +377,7 @@ keyfiles(struct patatt *pt)
 		big[len] = '\0';
 		put_key(ring_rel, big);
 		if (expect(pt, &msg, PATATT_ERROR, "key file of %zu bytes", len))
-			tap_ok(strstr(report.sig[0].detail, i == 0 ?
+			tap_check(strstr(report.sig[0].detail, i == 0 ?
 			    "is not an ed25519 key" : "over") != NULL, "  %s",
 			    report.sig[0].detail);
 	}
@@ -465,7 +465,7 @@ synthetic(struct patatt *pt)
 	build(&msg, &sp);
 	replace(&msg, "twice as fast", "thrice as fast");
 	if (expect(pt, &msg, PATATT_BADSIG, "tampered body"))
-		tap_ok(strstr(report.sig[0].detail, "body hash") != NULL,
+		tap_check(strstr(report.sig[0].detail, "body hash") != NULL,
 		    "  caught by bh: %s", report.sig[0].detail);
 	build(&msg, &sp);
 	sbuf_setlen(&msg, msg.len - 2);	/* the body ends "2.43.0\n" */
@@ -476,7 +476,7 @@ synthetic(struct patatt *pt)
 	build(&msg, &sp);
 	replace(&msg, "fix the blinking", "fix the blinkin");
 	if (expect(pt, &msg, PATATT_BADSIG, "tampered Subject"))
-		tap_ok(strstr(report.sig[0].detail, "digest") != NULL,
+		tap_check(strstr(report.sig[0].detail, "digest") != NULL,
 		    "  caught by D: %s", report.sig[0].detail);
 	build(&msg, &sp);
 	replace(&msg, "Subject: [PATCH] leds", "Subject: [PATCH v2]   leds");
@@ -489,7 +489,7 @@ synthetic(struct patatt *pt)
 	sp.t = "";
 	build(&msg, &sp);
 	if (expect(pt, &msg, PATATT_BADSIG, "no t="))
-		tap_ok(strstr(report.sig[0].detail, "t=") != NULL, "  %s",
+		tap_check(strstr(report.sig[0].detail, "t=") != NULL, "  %s",
 		    report.sig[0].detail);
 	sp.t = NULL;
 	sp.h = "from";
@@ -529,7 +529,7 @@ synthetic(struct patatt *pt)
 	sp.key = &bob;
 	build(&msg, &sp);
 	if (expect(pt, &msg, PATATT_BADSIG, "signed with another key"))
-		tap_ok(strstr(report.sig[0].detail, "verify") != NULL, "  %s",
+		tap_check(strstr(report.sig[0].detail, "verify") != NULL, "  %s",
 		    report.sig[0].detail);
 
 	sp.i = "bob@example.org";
@@ -577,7 +577,7 @@ synthetic(struct patatt *pt)
 	sp.i = "carol@example.org";
 	sig_field(&two, &sp, NULL);
 	sbuf_addstr(&two, "\n" BODY);
-	tap_ok(check(pt, two.buf, two.len) == 0 && report.n == 2 &&
+	tap_check(check(pt, two.buf, two.len) == 0 && report.n == 2 &&
 	    report.total == 2 && report.sig[0].result == PATATT_VALID &&
 	    report.sig[1].result == PATATT_NOKEY &&
 	    strcmp(report.sig[1].identity, "carol@example.org") == 0,
@@ -640,7 +640,7 @@ synthetic(struct patatt *pt)
 	put_key(hp, carol.pub);
 	build(&msg, &sp);
 	if (expect(pt, &msg, PATATT_VALID, "key found by hash"))
-		tap_ok(strstr(report.sig[0].keysrc, hp) != NULL, "  %s",
+		tap_check(strstr(report.sig[0].keysrc, hp) != NULL, "  %s",
 		    report.sig[0].keysrc);
 	sp.i = "..@..";
 	build(&msg, &sp);
@@ -663,7 +663,7 @@ synthetic(struct patatt *pt)
 	    " x | 1 +\r\n";
 	build(&msg, &sp);
 	if (expect(pt, &msg, PATATT_VALID, "signed as git < 2.32 read it"))
-		tap_ok(strstr(report.sig[0].detail, "2.32") != NULL, "  %s",
+		tap_check(strstr(report.sig[0].detail, "2.32") != NULL, "  %s",
 		    report.sig[0].detail);
 	sp.canon_body = "Caf\xe9 lights blink now.\r\n\r\n---\r\n"
 	    " x | 1 +\r\n";
@@ -737,7 +737,7 @@ samples(void)
 	put_key("ed25519/kernel.org/mricon/20210505",
 	    "i+0Am6o59VU+dAfK4WhkCl56BrA+rY4cXlq3AbO5M8c=\n");
 	if ((pt = patatt_new(kr, ghome, &err)) == NULL) {
-		tap_ok(0, "patatt_new on the sample keyring: %s", err.msg);
+		tap_check(0, "patatt_new on the sample keyring: %s", err.msg);
 		mailmsg_free(m);
 		return;
 	}
@@ -749,15 +749,15 @@ samples(void)
 	for (i = 0; i < sizeof(sm) / sizeof(sm[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, sm[i].file);
 		if ((raw = tap_read_file(path, &len)) == NULL) {
-			tap_ok(0, "read %s", path);
+			tap_check(0, "read %s", path);
 			continue;
 		}
 		if (check(pt, raw, len) == 0 && report.n == 1)
-			tap_ok(report.sig[0].result == sm[i].want,
+			tap_check(report.sig[0].result == sm[i].want,
 			    "sample %s: %s", sm[i].file,
 			    patatt_result_name(sm[i].want));
 		else
-			tap_ok(0, "sample %s judged", sm[i].file);
+			tap_check(0, "sample %s judged", sm[i].file);
 		if (mailmsg_parse(m, raw, len) != 0)
 			continue;
 		text = mailmsg_text(m, &tlen);
@@ -790,13 +790,13 @@ samples(void)
 			digest_hex(hex, d);
 			tap_check_str(hex, sm[i].d, "D of %s", sm[i].file);
 		} else
-			tap_ok(0, "D of %s", sm[i].file);
+			tap_check(0, "D of %s", sm[i].file);
 		free(used);
 		free(raw);
 	}
 	snprintf(path, sizeof(path), "%s/unsigned.txt", dir);
 	if ((raw = tap_read_file(path, &len)) != NULL) {
-		tap_ok(check(pt, raw, len) == 0 && report.n == 0 &&
+		tap_check(check(pt, raw, len) == 0 && report.n == 0 &&
 		    report.total == 0, "unsigned sample: no signature");
 		free(raw);
 	}
@@ -864,20 +864,20 @@ pieces(void)
 		sbuf_reset(&out);
 		rc = pyheader_decode(&out, py[i].in, strlen(py[i].in));
 		if (py[i].want)
-			tap_ok(rc == 0 && strcmp(out.buf, py[i].want) == 0,
+			tap_check(rc == 0 && strcmp(out.buf, py[i].want) == 0,
 			    "decode_header %zu as Python: \"%s\"", i, out.buf);
 		else
-			tap_ok(rc == PA_EDECODE || rc == PA_ECHARSET,
+			tap_check(rc == PA_EDECODE || rc == PA_ECHARSET,
 			    "decode_header %zu raises as in Python", i);
 	}
 	for (i = 0; i < sizeof(b64v) / sizeof(b64v[0]); i++) {
 		sbuf_reset(&out);
 		rc = codec_b64_strict(&out, b64v[i].in, strlen(b64v[i].in));
 		if (b64v[i].want)
-			tap_ok(rc == 0 && strcmp(out.buf, b64v[i].want) == 0,
+			tap_check(rc == 0 && strcmp(out.buf, b64v[i].want) == 0,
 			    "strict Base64 \"%s\"", b64v[i].in);
 		else
-			tap_ok(rc == PA_EDECODE, "strict Base64 refuses \"%s\"",
+			tap_check(rc == PA_EDECODE, "strict Base64 refuses \"%s\"",
 			    b64v[i].in);
 	}
 	sbuf_reset(&out);
@@ -926,7 +926,7 @@ openssh(struct patatt *pt)
 		if (tap_run(NULL, "ssh-keygen", "-q", "-t", types[i][0], "-N", "",
 		    "-C", "test", "-f", kpath, types[i][1] ? "-b" : NULL,
 		    types[i][1], NULL) != 0) {
-			tap_ok(0, "ssh-keygen -t %s", types[i][0]);
+			tap_check(0, "ssh-keygen -t %s", types[i][0]);
 			continue;
 		}
 		snprintf(spath, sizeof(spath), "%s.pub", kpath);
@@ -953,7 +953,7 @@ openssh(struct patatt *pt)
 		if (tap_run(NULL, "ssh-keygen", "-Y", "sign", "-n", "patatt", "-f",
 		    kpath, dpath, NULL) != 0 || (sig = slurp(spath, &len)) ==
 		    NULL) {
-			tap_ok(0, "ssh-keygen -Y sign with %s", types[i][0]);
+			tap_check(0, "ssh-keygen -Y sign with %s", types[i][0]);
 			continue;
 		}
 		/* The armored body, lines joined */
@@ -1089,7 +1089,7 @@ openpgp(struct patatt *pt)
 		if (expect(pt, &msg, PATATT_VALID, "OpenPGP, key in the home"))
 			tap_check_str(report.sig[0].key, fpr,
 			    "  signing key reported");
-		tap_ok(report.n == 1 && report.sig[0].signed_at > 0 &&
+		tap_check(report.n == 1 && report.sig[0].signed_at > 0 &&
 		    report.sig[0].keysrc[0] == '\0', "  time from GnuPG, no "
 		    "keyring file");
 		/* a keyring file for the identity holding another key */
@@ -1118,7 +1118,7 @@ openpgp(struct patatt *pt)
 		replace(&msg, "fix the blinking", "fix the blinkin");
 		expect(pt, &msg, PATATT_BADSIG, "OpenPGP, tampered Subject");
 	} else
-		tap_ok(0, "gpg -s");
+		tap_check(0, "gpg -s");
 
 	sp.i = "old@example.org";
 	sbuf_reset(&s);
@@ -1132,7 +1132,7 @@ openpgp(struct patatt *pt)
 		expect(pt, &msg, PATATT_KEY_EXPIRED, "OpenPGP, key expired "
 		    "since");
 	} else
-		tap_ok(0, "gpg -s with a faked time");
+		tap_check(0, "gpg -s with a faked time");
 
 	/* Revoke the first key: its good signature is KEY_EXPIRED now. */
 	snprintf(path, sizeof(path), "%s/openpgp-revocs.d/%s.rev", ghome, fpr);
@@ -1147,7 +1147,7 @@ openpgp(struct patatt *pt)
 		free(exp);
 		if (tap_run(NULL, "gpg", "--homedir", ghome, "--batch", "--import",
 		    path, NULL) != 0)
-			tap_ok(0, "gpg imports the revocation");
+			tap_check(0, "gpg imports the revocation");
 		/* The keyring file speaks for the identity, not the home. */
 		expect(pt, &good, PATATT_VALID, "OpenPGP, key revoked in the "
 		    "GnuPG home, not in the keyring file");
@@ -1160,22 +1160,22 @@ openpgp(struct patatt *pt)
 			/* gpg dates the revocation it made in advance
 			   with the key, so librnp finds it revoked from the
 			   start */
-			tap_ok(strstr(report.sig[0].detail, "revoked") != NULL,
+			tap_check(strstr(report.sig[0].detail, "revoked") != NULL,
 			    "  %s", report.sig[0].detail);
 		unlink(path);
 		if (expect(pt, &good, PATATT_KEY_EXPIRED, "OpenPGP, key revoked "
 		    "since, in the GnuPG home"))
-			tap_ok(strstr(report.sig[0].detail, "revoked") != NULL,
+			tap_check(strstr(report.sig[0].detail, "revoked") != NULL,
 			    "  %s", report.sig[0].detail);
 	} else
-		tap_ok(0, "gpg made a revocation certificate");
+		tap_check(0, "gpg made a revocation certificate");
 
 	sbuf_reset(&msg);
 	sbuf_addstr(&msg, HDRS);
 	sig_field(&msg, &sp, "owGbwMvMwCEWVaH7bbPrB1bGNQlJzFkl");
 	sbuf_addstr(&msg, "\n" BODY);
 	rc = check(pt, msg.buf, msg.len);
-	tap_ok(rc == 0 && report.n == 1 &&
+	tap_check(rc == 0 && report.n == 1 &&
 	    report.sig[0].result == PATATT_BADSIG, "OpenPGP, garbage packet: "
 	    "%s", report.n ? report.sig[0].detail : "-");
 	EVP_PKEY_free(dummy.pk);
@@ -1210,7 +1210,7 @@ hostile(struct patatt *pt)
 		sbuf_addf(&msg, "X-Junk-%zu: %zu\n", i, i);
 	sbuf_addstr(&msg, base.buf);
 	rc = check(pt, msg.buf, msg.len);
-	tap_ok(rc == 0 && report.n == 1 &&
+	tap_check(rc == 0 && report.n == 1 &&
 	    report.sig[0].result == PATATT_ERROR, "5000 header fields: %s",
 	    report.n ? report.sig[0].detail : "-");
 
@@ -1220,7 +1220,7 @@ hostile(struct patatt *pt)
 		sig_field(&msg, &sp, NULL);
 	sbuf_addstr(&msg, base.buf);
 	rc = check(pt, msg.buf, msg.len);
-	tap_ok(rc == 0 && report.n == PATATT_MAX_SIGS && report.total == 21,
+	tap_check(rc == 0 && report.n == PATATT_MAX_SIGS && report.total == 21,
 	    "21 signatures: %zu judged of %zu", report.n, report.total);
 
 	/* a signature value of 100 kB, and b= of 60 kB */
@@ -1233,7 +1233,7 @@ hostile(struct patatt *pt)
 	sbuf_addstr(&msg, "\n\n" BODY);
 	ok = check(pt, msg.buf, msg.len) == 0 && report.n == 1 &&
 	    report.sig[0].result == PATATT_ERROR;
-	tap_ok(ok, "100 kB signature value: error");
+	tap_check(ok, "100 kB signature value: error");
 	sbuf_reset(&big);
 	for (i = 0; i < 60000; i++)
 		sbuf_addch(&big, 'A' + (char)(i % 26));
@@ -1241,7 +1241,7 @@ hostile(struct patatt *pt)
 	sbuf_addstr(&msg, HDRS);
 	sig_field(&msg, &sp, big.buf);
 	sbuf_addstr(&msg, "\n" BODY);
-	tap_ok(check(pt, msg.buf, msg.len) == 0 && report.n == 1 &&
+	tap_check(check(pt, msg.buf, msg.len) == 0 && report.n == 1 &&
 	    report.sig[0].result == PATATT_ERROR, "60 kB b=: error");
 
 	/* h= naming 500 headers */
@@ -1252,7 +1252,7 @@ hostile(struct patatt *pt)
 	sp.h = big.buf;
 	build(&msg, &sp);
 	rc = check(pt, msg.buf, msg.len);
-	tap_ok(rc == 0 && report.n == 1 &&
+	tap_check(rc == 0 && report.n == 1 &&
 	    report.sig[0].result == PATATT_BADSIG, "h= of 502 names: %s",
 	    report.n ? report.sig[0].detail : "-");
 	sp.h = NULL;
@@ -1269,28 +1269,28 @@ hostile(struct patatt *pt)
 	build(&base, &sp);
 	sbuf_addstr(&msg, base.buf);
 	rc = check(pt, msg.buf, msg.len);
-	tap_ok(rc == 0 && report.n == 1,
+	tap_check(rc == 0 && report.n == 1,
 	    "2000 encoded words in a signed header: %s", report.n ?
 	    patatt_result_name(report.sig[0].result) : "-");
 	sp.h = NULL;
 	build(&base, &sp);
 
 	/* messages patatt cannot read */
-	tap_ok(check(pt, "X-Developer-Signature: a=ed25519\n\n", 34) == 0 &&
+	tap_check(check(pt, "X-Developer-Signature: a=ed25519\n\n", 34) == 0 &&
 	    report.n == 1 && report.sig[0].result == PATATT_ERROR,
 	    "no body: error");
 	sbuf_reset(&msg);
 	sbuf_addstr(&msg, "Not a header line\n");
 	sbuf_addstr(&msg, base.buf);
 	rc = check(pt, msg.buf, msg.len);
-	tap_ok(rc == 0 && report.n == 1 &&
+	tap_check(rc == 0 && report.n == 1 &&
 	    report.sig[0].result == PATATT_ERROR, "header without colon: %s",
 	    report.n ? report.sig[0].detail : "-");
 	sbuf_reset(&msg);
 	sbuf_addstr(&msg, "From: \xff\xfe <x@y>\n");
 	sbuf_addstr(&msg, base.buf);
 	rc = check(pt, msg.buf, msg.len);
-	tap_ok(rc == 0 && report.n == 1 &&
+	tap_check(rc == 0 && report.n == 1 &&
 	    report.sig[0].result == PATATT_ERROR, "From not UTF-8: %s",
 	    report.n ? report.sig[0].detail : "-");
 
@@ -1308,7 +1308,7 @@ hostile(struct patatt *pt)
 		if (rc != 0 || report.n > PATATT_MAX_SIGS)
 			ok = 0;
 	}
-	tap_ok(ok, "400 damaged copies judged");
+	tap_check(ok, "400 damaged copies judged");
 	sbuf_reset(&msg);
 	for (i = 0; i < 3000; i++) {
 		seed = seed * 1103515245 + 12345;
@@ -1317,7 +1317,7 @@ hostile(struct patatt *pt)
 			sbuf_addstr(&msg, "\nX-Developer-Signature: a=openssh-"
 			    "sha256; i=a@b; h=from:subject; t=1; b=U1NIU0lH");
 	}
-	tap_ok(check(pt, msg.buf, msg.len) == 0, "random bytes judged");
+	tap_check(check(pt, msg.buf, msg.len) == 0, "random bytes judged");
 	EVP_PKEY_free(k.pk);
 	sbuf_release(&msg);
 	sbuf_release(&big);
@@ -1345,7 +1345,7 @@ main(void)
 	if (mkdir(ring, 0700) != 0 || mkdir(ghome, 0700) != 0)
 		tap_skip_all("cannot make the keyring");
 
-	tap_ok(patatt_keyring_new(&kr, (char *[]){ "/nonexistent/keys" }, 1,
+	tap_check(patatt_keyring_new(&kr, (char *[]){ "/nonexistent/keys" }, 1,
 	    &err) == PA_ERROR && kr == NULL && err.msg[0],
 	    "a keyring that is not there: %s", err.msg);
 	if (patatt_keyring_new(&kr, (char *[]){ ring }, 1, &err) != 0 ||

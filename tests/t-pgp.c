@@ -158,7 +158,7 @@ main(void)
 
 	/* Sign and verify in the signer's own home. */
 	pa = ctx(home_a, TRUST_GPG);
-	tap_ok(pa != NULL, "context on the signer's home");
+	tap_check(pa != NULL, "context on the signer's home");
 	if (pa == NULL)
 		return tap_done();
 	rc = pgp_clearsign(pa, NULL, PAYLOAD, sizeof(PAYLOAD) - 1, comments,
@@ -166,20 +166,20 @@ main(void)
 	tap_check_int(rc, 0, "clearsign with the default key");
 	if (rc != 0)
 		tap_diag("%s", err.msg);
-	tap_ok(strncmp(doc.buf, "-----BEGIN PGP SIGNED MESSAGE-----\n", 35) ==
+	tap_check(strncmp(doc.buf, "-----BEGIN PGP SIGNED MESSAGE-----\n", 35) ==
 	    0, "a clearsigned document");
-	tap_ok(strstr(doc.buf, "\n-----BEGIN PGP SIGNATURE-----\n"
+	tap_check(strstr(doc.buf, "\n-----BEGIN PGP SIGNATURE-----\n"
 	    "Comment: att-fmt-ver: 0.1\nComment: att-hash: sha256\n\n") != NULL,
 	    "armor comments right after the armor line");
-	tap_ok(strstr(doc.buf, "\n" PAYLOAD "\n-----BEGIN PGP SIGNATURE") !=
+	tap_check(strstr(doc.buf, "\n" PAYLOAD "\n-----BEGIN PGP SIGNATURE") !=
 	    NULL, "the payload is in the document as it is");
 
 	rc = pgp_verify(pa, doc.buf, doc.len, &sig, &plain, &err);
 	tap_check_int(rc, 0, "verify runs");
 	tap_check_int(sig.status, PGP_SIG_GOOD, "own signature is good");
 	tap_check_int(sig.nsigs, 1, "one signature");
-	tap_ok(strlen(sig.fpr) == 40, "signing key fingerprint: %s", sig.fpr);
-	tap_ok(sig.when >= t0 - 5 && sig.when <= time(NULL) + 5,
+	tap_check(strlen(sig.fpr) == 40, "signing key fingerprint: %s", sig.fpr);
+	tap_check(sig.when >= t0 - 5 && sig.when <= time(NULL) + 5,
 	    "signature time is now");
 	tap_check_mem(plain.buf, plain.len, PAYLOAD, sizeof(PAYLOAD) - 1,
 	    "signed text equals the payload byte for byte");
@@ -193,7 +193,7 @@ main(void)
 		sbuf_addch(&bad, doc.buf[i]);
 	}
 	rc = pgp_verify(pa, bad.buf, bad.len, &sig, &plain, &err);
-	tap_ok(rc == 0 && sig.status == PGP_SIG_GOOD,
+	tap_check(rc == 0 && sig.status == PGP_SIG_GOOD,
 	    "a CRLF copy verifies too");
 	for (i = 0, len = 0; i < plain.len; i++)
 		if (plain.buf[i] != '\r')
@@ -208,20 +208,20 @@ main(void)
 	if (p)
 		p[5] = '3';
 	rc = pgp_verify(pa, bad.buf, bad.len, &sig, &plain, &err);
-	tap_ok(rc == 0 && sig.status == PGP_SIG_BAD, "altered text is BAD");
-	tap_ok(strstr(plain.buf, "  m: 315c") != NULL,
+	tap_check(rc == 0 && sig.status == PGP_SIG_BAD, "altered text is BAD");
+	tap_check(strstr(plain.buf, "  m: 315c") != NULL,
 	    "the altered text is returned");
 
 	/* Not a document, too big, two signatures. */
 	rc = pgp_verify(pa, "hello\n", 6, &sig, &plain, &err);
-	tap_ok(rc == 0 && sig.status == PGP_SIG_ERROR,
+	tap_check(rc == 0 && sig.status == PGP_SIG_ERROR,
 	    "plain text is an ERROR: %s", sig.detail);
 	rc = pgp_verify(pa, doc.buf, (16u << 20) + 1, &sig, &plain, &err);
 	tap_check_int(rc, PA_ETOOBIG, "a document over 16 MiB is refused");
 	sbuf_reset(&bad);
 	sbuf_add(&bad, doc.buf, doc.len / 2);
 	rc = pgp_verify(pa, bad.buf, bad.len, &sig, &plain, &err);
-	tap_ok(rc == 0 && sig.status == PGP_SIG_ERROR,
+	tap_check(rc == 0 && sig.status == PGP_SIG_ERROR,
 	    "a truncated document is an ERROR: %s", sig.detail);
 
 	/* The own key: ultimately trusted under the gpg model. */
@@ -258,7 +258,7 @@ main(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts1);
 	ms = (ts1.tv_sec - ts0.tv_sec) * 1000 +
 	    (ts1.tv_nsec - ts0.tv_nsec) / 1000000;
-	tap_ok(rc == 0 && ms < 1000, "1000 warm lookups in %ld ms", ms);
+	tap_check(rc == 0 && ms < 1000, "1000 warm lookups in %ld ms", ms);
 
 	/* A key that expires in a day. */
 	if (gen_key(home_a, "Expiring <exp@example.org>", "1d", NULL) != 0)
@@ -267,7 +267,7 @@ main(void)
 	    sizeof(PAYLOAD) - 1, comments, &doc, &err);
 	tap_check_int(rc, 0, "clearsign with a named key");
 	rc = pgp_verify(pa, doc.buf, doc.len, &sig, &plain, &err);
-	tap_ok(rc == 0 && sig.status == PGP_SIG_GOOD && strcmp(sig.fpr, fpr),
+	tap_check(rc == 0 && sig.status == PGP_SIG_GOOD && strcmp(sig.fpr, fpr),
 	    "signed by the named key");
 	snprintf(efpr, sizeof(efpr), "%s", sig.fpr);
 	tap_check_int(state(pa, efpr, time(NULL)), PGP_KEY_TRUSTED,
@@ -278,17 +278,17 @@ main(void)
 	    "a key without expiry is not");
 	rc = pgp_clearsign(pa, "nobody@example.org", PAYLOAD,
 	    sizeof(PAYLOAD) - 1, comments, &doc, &err);
-	tap_ok(rc != 0 && strstr(err.msg, "nobody@example.org") != NULL,
+	tap_check(rc != 0 && strstr(err.msg, "nobody@example.org") != NULL,
 	    "an unknown signing key is an error: %s", err.msg);
 	rc = pgp_clearsign(pa, NULL, "x", 1, (const char *const[]){ "a\nb",
 	    NULL }, &doc, &err);
-	tap_ok(rc != 0, "a comment with a line break is refused: %s",
+	tap_check(rc != 0, "a comment with a line break is refused: %s",
 	    err.msg);
 
 	/* Two signatures in one document. */
 	two = gpg_clearsign(home_a, fpr, efpr, &len);
 	rc = two ? pgp_verify(pa, two, len, &sig, &plain, &err) : -1;
-	tap_ok(rc == 0 && sig.status == PGP_SIG_ERROR && sig.nsigs == 2,
+	tap_check(rc == 0 && sig.status == PGP_SIG_ERROR && sig.nsigs == 2,
 	    "two signatures are an ERROR: %s", sig.detail);
 	free(two);
 
@@ -298,10 +298,10 @@ main(void)
 	tap_check_int(rc, 0, "clearsign by fingerprint");
 	pb = ctx(home_b, TRUST_GPG);
 	rc = pb ? pgp_verify(pb, doc.buf, doc.len, &sig, &plain, &err) : -1;
-	tap_ok(rc == 0 && sig.status == PGP_SIG_NOKEY,
+	tap_check(rc == 0 && sig.status == PGP_SIG_NOKEY,
 	    "without the public key: NOKEY");
 	len = strlen(sig.fpr);
-	tap_ok(len >= 16 && strcmp(fpr + 40 - len, sig.fpr) == 0,
+	tap_check(len >= 16 && strcmp(fpr + 40 - len, sig.fpr) == 0,
 	    "NOKEY names the issuer: %s", sig.fpr);
 	tap_check_mem(plain.buf, plain.len, PAYLOAD, sizeof(PAYLOAD) - 1,
 	    "NOKEY still returns the signed text");
@@ -321,7 +321,7 @@ main(void)
 	pc_ring = ctx(home_c, TRUST_KEYRING);
 	rc = pc_gpg ? pgp_verify(pc_gpg, doc.buf, doc.len, &sig, &plain,
 	    &err) : -1;
-	tap_ok(rc == 0 && sig.status == PGP_SIG_GOOD &&
+	tap_check(rc == 0 && sig.status == PGP_SIG_GOOD &&
 	    strcmp(sig.fpr, fpr) == 0, "GOOD there too");
 	tap_check_int(state(pc_gpg, fpr, time(NULL)), PGP_KEY_UNTRUSTED,
 	    "gpg model: an imported, uncertified key is UNTRUSTED");
@@ -345,7 +345,7 @@ main(void)
 	snprintf(path, sizeof(path), "%s/openpgp-revocs.d/%s.rev", home_a,
 	    fpr);
 	rev = tap_read_file(path, &len);
-	tap_ok(rev != NULL, "gpg wrote a revocation certificate");
+	tap_check(rev != NULL, "gpg wrote a revocation certificate");
 	if (rev && (p = strstr(rev, ":-----BEGIN PGP PUBLIC KEY BLOCK"))) {
 		memmove(p, p + 1, len - (size_t)(p - rev));
 		len--;
@@ -364,7 +364,7 @@ main(void)
 	    "tofu model: REVOKED");
 	rc = pc_gpg ? pgp_verify(pc_gpg, doc.buf, doc.len, &sig, &plain,
 	    &err) : -1;
-	tap_ok(rc == 0 && sig.status == PGP_SIG_GOOD &&
+	tap_check(rc == 0 && sig.status == PGP_SIG_GOOD &&
 	    strstr(sig.detail, "revoked") != NULL,
 	    "the signature stays cryptographically GOOD: %s", sig.detail);
 	pgp_free(pc_gpg);
@@ -380,7 +380,7 @@ main(void)
 	pe = ctx(home_e, TRUST_GPG);
 	rc = pe ? pgp_clearsign(pe, "locked@example.org", PAYLOAD,
 	    sizeof(PAYLOAD) - 1, comments, &doc, &err) : -1;
-	tap_ok(rc != 0 && strstr(err.msg, "passphrase") != NULL,
+	tap_check(rc != 0 && strstr(err.msg, "passphrase") != NULL,
 	    "a key with a passphrase fails clearly: %s", err.msg);
 	pgp_free(pe);
 
@@ -397,17 +397,17 @@ main(void)
 		rc = pgp_verify(pe, doc.buf, doc.len, &sig, &plain, &err);
 	if (rc == 0)
 		rc = pgp_key(pe, sig.fpr, time(NULL), &key, &err);
-	tap_ok(rc == 0 && key.nuids == 1 && strlen(key.uid[0]) < PGP_UIDLEN &&
+	tap_check(rc == 0 && key.nuids == 1 && strlen(key.uid[0]) < PGP_UIDLEN &&
 	    strncmp(key.uid[0], "NNNN", 4) == 0 && strstr(key.uid[0],
 	    "N... <long@example.org>") != NULL, "a 2,000-byte user ID: named, "
 	    "cut: %.20s...%s", rc == 0 && key.nuids ? key.uid[0] : "",
 	    rc == 0 && key.nuids ? key.uid[0] + strlen(key.uid[0]) - 25 : "");
 	pgp_free(pe);
 
-	tap_ok(pgp_new(top, (enum trust_model)99, &err) == NULL,
+	tap_check(pgp_new(top, (enum trust_model)99, &err) == NULL,
 	    "an unknown trust model is refused");
 	snprintf(path, sizeof(path), "%s/none", top);
-	tap_ok(pgp_new(path, TRUST_GPG, &err) == NULL &&
+	tap_check(pgp_new(path, TRUST_GPG, &err) == NULL &&
 	    strstr(err.msg, path) != NULL, "a missing home is refused: %s",
 	    err.msg);
 

@@ -70,21 +70,21 @@ test_actions(void)
 	for (k = 0; k < 6; k++) {
 		d = verdict(verdicts[k], "");
 		policy_apply(&cf, &d, NOW, &o);
-		tap_ok(o.action == ACTION_ACCEPT && o.rcode == NULL,
+		tap_check(o.action == ACTION_ACCEPT && o.rcode == NULL,
 		    "%s: accepted by default", verdict_name(verdicts[k]));
 		*fields[k] = ACTION_REJECT;
 		policy_apply(&cf, &d, NOW, &o);
-		tap_ok(o.action == ACTION_REJECT && strcmp(o.rcode, "550") ==
+		tap_check(o.action == ACTION_REJECT && strcmp(o.rcode, "550") ==
 		    0 && strcmp(o.xcode, "5.7.1") == 0,
 		    "%s: OnX reject is 550 5.7.1", verdict_name(verdicts[k]));
 		*fields[k] = ACTION_TEMPFAIL;
 		policy_apply(&cf, &d, NOW, &o);
-		tap_ok(o.action == ACTION_TEMPFAIL && strcmp(o.rcode, "451") ==
+		tap_check(o.action == ACTION_TEMPFAIL && strcmp(o.rcode, "451") ==
 		    0 && strcmp(o.xcode, "4.7.1") == 0,
 		    "%s: OnX tempfail is 451 4.7.1", verdict_name(verdicts[k]));
 		*fields[k] = ACTION_QUARANTINE;
 		policy_apply(&cf, &d, NOW, &o);
-		tap_ok(o.action == ACTION_QUARANTINE && o.rcode == NULL &&
+		tap_check(o.action == ACTION_QUARANTINE && o.rcode == NULL &&
 		    strstr(o.text, "2a02abe0-215cf3f1-2acb5798") != NULL,
 		    "%s: OnX quarantine, the reason names the patch",
 		    verdict_name(verdicts[k]));
@@ -92,14 +92,14 @@ test_actions(void)
 	/* A pass is never held back, whatever else is configured. */
 	d = verdict(VERDICT_PASS, "");
 	policy_apply(&cf, &d, NOW, &o);
-	tap_ok(o.action == ACTION_ACCEPT, "pass: always accepted");
+	tap_check(o.action == ACTION_ACCEPT, "pass: always accepted");
 
 	d = verdict(VERDICT_TEMPERROR, "the index cannot be opened");
 	policy_apply(&cf, &d, NOW, &o);
-	tap_ok(o.action == ACTION_ACCEPT, "temperror: OnError accept");
+	tap_check(o.action == ACTION_ACCEPT, "temperror: OnError accept");
 	cf.on_error = ONERROR_TEMPFAIL;
 	policy_apply(&cf, &d, NOW, &o);
-	tap_ok(o.action == ACTION_TEMPFAIL && strcmp(o.rcode, "451") == 0,
+	tap_check(o.action == ACTION_TEMPFAIL && strcmp(o.rcode, "451") == 0,
 	    "temperror: OnError tempfail");
 	config_release(&cf);
 }
@@ -145,37 +145,37 @@ test_wait(void)
 	d = verdict(VERDICT_NONE, "");
 	d.mail_date = NOW - 60;
 	policy_apply(&cf, &d, NOW, &o);
-	tap_ok(o.action == ACTION_ACCEPT, "wait off: a young patch passes");
+	tap_check(o.action == ACTION_ACCEPT, "wait off: a young patch passes");
 	cf.attestation_wait = 30;
 	policy_apply(&cf, &d, NOW, &o);
-	tap_ok(o.action == ACTION_TEMPFAIL && strcmp(o.rcode, "451") == 0 &&
+	tap_check(o.action == ACTION_TEMPFAIL && strcmp(o.rcode, "451") == 0 &&
 	    strcmp(o.xcode, "4.7.1") == 0 && strstr(o.text, "try again"),
 	    "wait 30: a patch dated a minute ago is told to retry");
 	d.mail_date = NOW - 30 * 60;
 	policy_apply(&cf, &d, NOW, &o);
-	tap_ok(o.action == ACTION_ACCEPT, "wait 30: 30 minutes old passes");
+	tap_check(o.action == ACTION_ACCEPT, "wait 30: 30 minutes old passes");
 	d.mail_date = 0;
 	policy_apply(&cf, &d, NOW, &o);
-	tap_ok(o.action == ACTION_ACCEPT, "wait 30: no Date passes");
+	tap_check(o.action == ACTION_ACCEPT, "wait 30: no Date passes");
 	d.mail_date = NOW + 3600;
 	policy_apply(&cf, &d, NOW, &o);
-	tap_ok(o.action == ACTION_ACCEPT,
+	tap_check(o.action == ACTION_ACCEPT,
 	    "wait 30: a Date in the future does not hold mail back");
 	d = verdict(VERDICT_NOKEY, "");
 	d.mail_date = NOW - 60;
 	policy_apply(&cf, &d, NOW, &o);
-	tap_ok(o.action == ACTION_ACCEPT, "wait applies to none only");
+	tap_check(o.action == ACTION_ACCEPT, "wait applies to none only");
 	cf.on_none = ACTION_REJECT;
 	d = verdict(VERDICT_NONE, "");
 	d.mail_date = NOW - 3600;
 	policy_apply(&cf, &d, NOW, &o);
-	tap_ok(o.action == ACTION_REJECT,
+	tap_check(o.action == ACTION_REJECT,
 	    "after the window, OnNone applies");
 	cf.on_none = ACTION_ACCEPT;
 	d = signed_only(VERDICT_NONE);
 	d.mail_date = NOW - 60;
 	policy_apply(&cf, &d, NOW, &o);
-	tap_ok(o.action == ACTION_ACCEPT, "wait: signed mail without a patch "
+	tap_check(o.action == ACTION_ACCEPT, "wait: signed mail without a patch "
 	    "has no document to wait for");
 	config_release(&cf);
 }
@@ -204,12 +204,12 @@ test_authres(void)
 	sbuf_reset(&sb);
 	d = verdict(VERDICT_STALE, "");
 	header_authres(&sb, "m", &d);
-	tap_ok(strstr(sb.buf, "x-patch-attest=policy reason=\"stale\"") !=
+	tap_check(strstr(sb.buf, "x-patch-attest=policy reason=\"stale\"") !=
 	    NULL, "A-R: stale is policy");
 	sbuf_reset(&sb);
 	d = verdict(VERDICT_TEMPERROR, "");
 	header_authres(&sb, "m", &d);
-	tap_ok(strstr(sb.buf, "x-patch-attest=temperror") != NULL,
+	tap_check(strstr(sb.buf, "x-patch-attest=temperror") != NULL,
 	    "A-R: temperror");
 	sbuf_reset(&sb);
 	d = signed_only(VERDICT_PASS);
@@ -258,7 +258,7 @@ test_strip(void)
 	for (k = 0; k < s.ndoomed && k < sizeof(want) / sizeof(want[0]);
 	    k++) {
 		idx = hdrstrip_deletion(&s, k, &name);
-		tap_ok(strcmp(name, want[k].name) == 0 && idx == want[k].idx,
+		tap_check(strcmp(name, want[k].name) == 0 && idx == want[k].idx,
 		    "strip: deletion %zu: \"%s\" %u", k, name, idx);
 	}
 	hdrstrip_reset(&s);
@@ -294,7 +294,7 @@ test_logline(void)
 	policy_apply(&cf, &d, NOW, &o);
 	sbuf_reset(&sb);
 	policy_logline(&sb, "QID2", "<a\r\n\"b>", &d, &o);
-	tap_ok(strchr(sb.buf, '\n') == NULL && strchr(sb.buf, '\r') == NULL,
+	tap_check(strchr(sb.buf, '\n') == NULL && strchr(sb.buf, '\r') == NULL,
 	    "log line: no line break from the mail");
 	tap_check_str(sb.buf, "QID2: message-id=\"<a\\\"b>\" result=fail "
 	    "attid=2a02abe0-215cf3f1-2acb5798 signer=\"EvilQID2: "

@@ -24,7 +24,7 @@ read_fd(size_t cap, size_t over)
 	pid_t pid;
 
 	if (data == NULL || pipe(fds) != 0) {
-		tap_ok(0, "read_fd: no pipe");
+		tap_check(0, "read_fd: no pipe");
 		free(data);
 		return;
 	}
@@ -46,7 +46,7 @@ read_fd(size_t cap, size_t over)
 	tap_check_int(rc, over ? PA_ETOOBIG : 0, "read_fd of %zu bytes into "
 	    "a cap of %zu", n, cap);
 	if (over == 0)
-		tap_ok(sb.len == cap && memcmp(sb.buf, data, cap) == 0 &&
+		tap_check(sb.len == cap && memcmp(sb.buf, data, cap) == 0 &&
 		    sb.buf[sb.len] == '\0', "  ... all of it, NUL-terminated");
 	sbuf_release(&sb);
 	free(data);
@@ -68,8 +68,8 @@ test_grow(void)
 	}
 	for (size_t i = 0; i < n; i++)
 		kept &= v[i] == (long)i * 7;
-	tap_ok(rc == 0 && n == 40 && kept, "40 elements through GROW, kept");
-	tap_ok(k == 5 && allocs[0] == 4 && allocs[1] == 8 && allocs[2] == 16 &&
+	tap_check(rc == 0 && n == 40 && kept, "40 elements through GROW, kept");
+	tap_check(k == 5 && allocs[0] == 4 && allocs[1] == 8 && allocs[2] == 16 &&
 	    allocs[3] == 32 && allocs[4] == 40, "allocated 4, 8, 16, 32, then "
 	    "the cap of 40");
 	tap_check_int(GROW(v, n, alloc, 4, 40), PA_ETOOBIG,
@@ -88,13 +88,13 @@ main(void)
 
 	test_grow();
 	sbuf_init(&sb, 16);
-	tap_ok(sb.buf != NULL && sb.buf[0] == '\0' && sb.len == 0,
+	tap_check(sb.buf != NULL && sb.buf[0] == '\0' && sb.len == 0,
 	    "a new buffer is an empty string");
 	tap_check_int(sbuf_add(&sb, "hello", 5), 0, "add within the cap");
 	tap_check_int(sbuf_addch(&sb, '\0'), 0, "add a NUL byte");
 	tap_check_int(sbuf_addf(&sb, "%d", 42), 0, "formatted add");
 	tap_check_mem(sb.buf, sb.len, "hello\0" "42", 8, "contents binary-safe");
-	tap_ok(sb.buf[sb.len] == '\0', "NUL-terminated");
+	tap_check(sb.buf[sb.len] == '\0', "NUL-terminated");
 
 	tap_check_int(sbuf_add(&sb, "0123456789", 10), PA_ETOOBIG,
 	    "growing past the cap fails");
@@ -102,7 +102,7 @@ main(void)
 	tap_check_int(sbuf_addch(&sb, 'x'), PA_ETOOBIG, "failures are sticky");
 	tap_check_int(sbuf_failed(&sb), PA_ETOOBIG, "sbuf_failed reports it");
 	sbuf_reset(&sb);
-	tap_ok(sb.len == 0 && sbuf_failed(&sb) == 0, "reset clears the failure");
+	tap_check(sb.len == 0 && sbuf_failed(&sb) == 0, "reset clears the failure");
 
 	for (i = 0; i < 16; i++)
 		sbuf_addch(&sb, 'a' + i);
@@ -110,16 +110,16 @@ main(void)
 	sbuf_setlen(&sb, 3);
 	tap_check_str(sb.buf, "abc", "setlen shortens");
 	p = sbuf_detach(&sb, &len);
-	tap_ok(p && strcmp(p, "abc") == 0 && len == 3, "detach hands over");
-	tap_ok(sb.len == 0 && sb.buf[0] == '\0', "detach leaves it empty");
+	tap_check(p && strcmp(p, "abc") == 0 && len == 3, "detach hands over");
+	tap_check(sb.len == 0 && sb.buf[0] == '\0', "detach leaves it empty");
 	free(p);
 
 	p = sbuf_detach(&sb, &len);
-	tap_ok(p && p[0] == '\0' && len == 0, "detach of an empty buffer");
+	tap_check(p && p[0] == '\0' && len == 0, "detach of an empty buffer");
 	free(p);
 	sbuf_release(&sb);
 	sbuf_release(&sb);
-	tap_ok(sb.buf[0] == '\0', "release twice is harmless");
+	tap_check(sb.buf[0] == '\0', "release twice is harmless");
 
 	read_fd(16, 0);
 	read_fd(16, 1);

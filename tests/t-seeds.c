@@ -127,7 +127,7 @@ check_hashes(const struct msghash *h, int rc, size_t k, const char *how)
 
 	snprintf(attid, sizeof(attid), "%.8s-%.8s-%.8s", seeds[k].i, seeds[k].m,
 	    seeds[k].p);
-	if (!tap_ok(rc == 0 && h->n >= 1, "seed %.3s %s: hashed", seeds[k].file,
+	if (!tap_check(rc == 0 && h->n >= 1, "seed %.3s %s: hashed", seeds[k].file,
 	    how))
 		return;
 	tap_check_str(h->entry[0].attid, attid, "seed %.3s %s: attid",
@@ -161,7 +161,7 @@ lone_cr(struct mailmsg *m, struct msghash *h)
 	if ((raw = read_seed(seeds[0].file, &len)) == NULL ||
 	    (diff = strstr(raw, "\ndiff --git")) == NULL ||
 	    (lf = strstr(diff, "\n+")) == NULL) {
-		tap_ok(0, "seed 002 with a bare CR in its diff");
+		tap_check(0, "seed 002 with a bare CR in its diff");
 		free(raw);
 		return;
 	}
@@ -169,7 +169,7 @@ lone_cr(struct mailmsg *m, struct msghash *h)
 	for (v = 0; v <= 1; v++) {
 		rc = v ? push(m, raw, len, 1) : mailmsg_parse(m, raw, len);
 		rc = rc ? rc : msghash_compute(h, m, MSGHASH_VARIANTS, &err);
-		if (!tap_ok(rc == 0, "seed 002, bare CR in the diff %s: hashed",
+		if (!tap_check(rc == 0, "seed 002, bare CR in the diff %s: hashed",
 		    v ? "pushed byte by byte" : "as a file"))
 			continue;
 		digest_hex(hex, h->entry[0].p);
@@ -179,7 +179,7 @@ lone_cr(struct mailmsg *m, struct msghash *h)
 			digest_hex(hex, h->entry[k].p);
 			old |= strcmp(hex, seeds[0].p) == 0;
 		}
-		tap_ok(old, "  the early cleanings' line break is a variant");
+		tap_check(old, "  the early cleanings' line break is a variant");
 	}
 	free(raw);
 }
@@ -196,7 +196,7 @@ main(void)
 
 	msghash_init(&h);
 	for (k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
-		if (!tap_ok((raw = read_seed(seeds[k].file, &len)) != NULL,
+		if (!tap_check((raw = read_seed(seeds[k].file, &len)) != NULL,
 		    "read seed %.3s", seeds[k].file))
 			continue;
 		rc = mailmsg_parse(m, raw, len);
@@ -205,7 +205,7 @@ main(void)
 
 		/* The seeds hash alike under every variant (spec 8.1). */
 		rc = msghash_compute(&h, m, MSGHASH_VARIANTS, &err);
-		tap_ok(rc == 0 && h.n == 1, "seed %.3s: every variant agrees "
+		tap_check(rc == 0 && h.n == 1, "seed %.3s: every variant agrees "
 		    "(%zu distinct)", seeds[k].file, h.n);
 
 		crlf = to_crlf(raw, len, &crlflen);
@@ -230,7 +230,7 @@ main(void)
 	raw = read_seed(
 	    "001-cover-binfmt-elf-update-read-implies-exec-logic-for-modern-cpu.txt",
 	    &len);
-	tap_ok(raw != NULL, "read the cover letter");
+	tap_check(raw != NULL, "read the cover letter");
 	if (raw) {
 		rc = mailmsg_parse(m, raw, len);
 		rc = rc ? rc : msghash_compute(&h, m, MSGHASH_VARIANTS, &err);

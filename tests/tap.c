@@ -33,7 +33,7 @@ tap_vresult(int cond, const char *fmt, va_list ap)
 }
 
 int
-tap_ok(int cond, const char *fmt, ...)
+tap_check(int cond, const char *fmt, ...)
 {
 	va_list ap;
 

@@ -5,13 +5,15 @@
  * Each check prints one "ok N - name" or "not ok N - name" line (with the
  * difference on "#" lines); tap_done() prints the plan and returns the exit
  * status for main().  tap_skip_all() ends a test that cannot run here.
+ * tap_check() passes when cond is true (the shell tests' ok, in tap.sh,
+ * takes an exit status instead: 0 passes).
  */
 #ifndef PA_TAP_H
 #define PA_TAP_H
 
 #include <stddef.h>
 
-int	tap_ok(int cond, const char *fmt, ...)
+int	tap_check(int cond, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 int	tap_check_int(long long got, long long want, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
