@@ -124,7 +124,6 @@ mutate_all(struct mailmsg *m, const char *name, unsigned rounds)
 	char path[4096], *orig, *buf;
 	size_t len, n, k;
 	unsigned r, bad = 0, pos, flips;
-	int rc;
 
 	snprintf(path, sizeof(path), "%s/tests/fixtures/%s", tap_srcdir(), name);
 	if ((orig = tap_read_file(path, &len)) == NULL) {
