@@ -2,10 +2,11 @@
 /*
  * t-mapguard - a file cut short under its memory map: a read of a lost
  * page in a watched region gives zeros and raises the region's flag
- * instead of killing the process; a region no longer watched faults as
- * ever (checked in a child, which must not live through the read: it dies
- * of SIGBUS, or the handler that was there before ours, a sanitizer's,
- * ends it).
+ * instead of killing the process; so does any read of this thread while
+ * it catches (mapguard_catch: a mapping made before its place is known);
+ * a region no longer watched faults as ever (checked in a child, which
+ * must not live through the read: it dies of SIGBUS, or the handler that
+ * was there before ours, a sanitizer's, ends it).
  */
 #include "config.h"
 
@@ -69,6 +70,12 @@ main(void)
 	tap_check_int(got, 0, "another one too");
 
 	mapguard_remove(r);
+	atomic_store(&fault, 0);
+	mapguard_catch(&fault);
+	got = map[(size_t)page * (PAGES - 4)];
+	mapguard_catch(NULL);
+	tap_check(got == 0 && atomic_load(&fault) == 1, "not watched, but "
+	    "caught in this thread: zeros, and the flag");
 	fflush(stdout);
 	if ((pid = fork()) == 0) {
 		got = map[(size_t)page * (PAGES - 3)];

@@ -28,9 +28,14 @@ done
 
 mkdir "$T/src"
 # with their times, so that make sees no reason to run automake again
-(cd "$src" && cp -pR configure configure.ac Makefile.am Makefile.in \
-    aclocal.m4 m4 config.h.in build-aux lib cli milter man conf \
-    "$T/src/") || exit 1
+# (m4/ is not in a release tarball), writable (a tarball's tree, under
+# make distcheck, is not)
+for f in configure configure.ac Makefile.am Makefile.in aclocal.m4 m4 \
+    config.h.in build-aux lib cli milter man conf; do
+	[ -e "$src/$f" ] || continue
+	cp -pR "$src/$f" "$T/src/" || { ok 1 "copy $f"; tap_end; exit 1; }
+done
+chmod -R u+w "$T/src"
 find "$T/src" \( -name '*.o' -o -name '*.a' -o -name '.deps' -o \
     -name '.dirstamp' \) -prune -exec rm -rf {} + 2>/dev/null
 rm -f "$T/src/man/mkman" "$T/src/man/"*.[158]

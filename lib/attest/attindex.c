@@ -287,7 +287,7 @@ attindex_open(struct attindex **hp, const char *path, int writable,
 	pthread_rwlockattr_t attr;
 	struct stat sb;
 	char data[PATH_MAX];
-	int rc, newenv = 0;
+	int rc, newenv = 0, sized = 0;
 
 	*hp = NULL;
 	if (err != NULL)
@@ -347,8 +347,22 @@ attindex_open(struct attindex **hp, const char *path, int writable,
 	/* An existing index keeps the map size it has grown to. */
 	if (newenv)
 		mdb_env_set_mapsize(h->env, (size_t)IDX_MAP_INITIAL);
+	/* LMDB maps the file and reads it before idx_watch() knows where:
+	   a file cut meanwhile is caught all the same, as damaged. */
+	mapguard_catch(&h->damaged);
 	rc = mdb_env_open(h->env, path,
 	    MDB_NOTLS | (writable ? 0 : MDB_RDONLY), 0600);
+	if (rc == 0 && !newenv)
+		sized = check_size(h, data, err);
+	if (rc == 0 && sized == 0)
+		idx_watch(h);
+	mapguard_catch(NULL);
+	if (atomic_load(&h->damaged)) {
+		pa_err_set(err, "index at %s is damaged: its file was cut while "
+		    "it was opened; remove it and run patchattest index", path);
+		attindex_close(h);
+		return PA_ERROR;
+	}
 	if (rc == ENOENT && !writable) {
 		attindex_close(h);
 		pa_err_set(err, "no index at %s: run patchattest index", path);
@@ -356,11 +370,10 @@ attindex_open(struct attindex **hp, const char *path, int writable,
 	}
 	if (rc != 0)
 		goto fail;
-	if (!newenv && (rc = check_size(h, data, err)) != 0) {
+	if (sized != 0) {		/* check_size() said why */
 		attindex_close(h);
-		return rc;
+		return sized;
 	}
-	idx_watch(h);
 	/* Free the reader slots of processes that died holding them. */
 	mdb_reader_check(h->env, NULL);
 

@@ -29,15 +29,27 @@ struct mapguard_region {
 };
 
 static struct mapguard_region	 regions[MAPGUARD_MAX];
+/* This thread's mapguard_catch(); static TLS, readable in a handler. */
+static _Thread_local atomic_int	*_Atomic catching;
 static pthread_mutex_t		 regions_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sigaction		 previous;
 static size_t			 page_size;
+
+/* zero_page - a page of zeros over the one at addr; 0, or -1 */
+static int
+zero_page(uintptr_t addr)
+{
+	uintptr_t page = addr & ~(uintptr_t)(page_size - 1);
+
+	return mmap((void *)page, page_size, PROT_READ, MAP_PRIVATE |
+	    MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED ? -1 : 0;
+}
 
 /* on_sigbus - a page of zeros over a missing page of ours, else as before */
 static void
 on_sigbus(int sig, siginfo_t *info, void *ctx)
 {
-	uintptr_t addr = (uintptr_t)info->si_addr, base, page;
+	uintptr_t addr = (uintptr_t)info->si_addr, base;
 	atomic_int *fault;
 	size_t i, len;
 
@@ -47,12 +59,15 @@ on_sigbus(int sig, siginfo_t *info, void *ctx)
 		base = atomic_load(&regions[i].base);
 		if (addr < base || addr - base >= len)
 			continue;
-		page = addr & ~(uintptr_t)(page_size - 1);
-		if (mmap((void *)page, page_size, PROT_READ, MAP_PRIVATE |
-		    MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		if (zero_page(addr) != 0)
 			break;
 		if ((fault = atomic_load(&regions[i].fault)) != NULL)
 			atomic_store(fault, 1);
+		return;
+	}
+	if (i == MAPGUARD_MAX && (fault = atomic_load(&catching)) != NULL &&
+	    zero_page(addr) == 0) {
+		atomic_store(fault, 1);
 		return;
 	}
 	if (previous.sa_flags & SA_SIGINFO && previous.sa_sigaction != NULL)
@@ -132,4 +147,10 @@ mapguard_remove(struct mapguard_region *r)
 	atomic_store(&r->len, 0);
 	atomic_store(&r->fault, NULL);
 	pthread_mutex_unlock(&regions_lock);
+}
+
+void
+mapguard_catch(atomic_int *fault)
+{
+	atomic_store(&catching, fault);
 }

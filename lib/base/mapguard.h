@@ -41,4 +41,12 @@ int	mapguard_add(struct mapguard_region **, void *base, size_t len,
 void	mapguard_move(struct mapguard_region *, void *base, size_t len);
 void	mapguard_remove(struct mapguard_region *);
 
+/*
+ * mapguard_catch - for a mapping this thread is about to make, whose
+ * place is not known yet (LMDB maps the file and reads it within one
+ * call): until mapguard_catch(NULL), a SIGBUS in this thread anywhere
+ * outside the watched regions is caught as in one, marking *fault.
+ */
+void	mapguard_catch(atomic_int *fault);
+
 #endif
