@@ -221,9 +221,8 @@ decisions(struct pa_config *cf, const char *raw, size_t len)
 	sbuf_add(&other, raw, (size_t)(subj - raw));
 	sbuf_addstr(&other, "[PATCH] an unattested subject ");
 	sbuf_add(&other, subj, len - (size_t)(subj - raw));
-	pass = mailmsg_new(MAX_MAIL);
-	none = mailmsg_new(MAX_MAIL);
-	if (pass == NULL || none == NULL)
+	if (mailmsg_new(&pass, MAX_MAIL) != 0 ||
+	    mailmsg_new(&none, MAX_MAIL) != 0)
 		bench_die("decide", strerror(ENOMEM));
 	if (mailmsg_parse(pass, raw, len) != 0 ||
 	    mailmsg_parse(none, other.buf, other.len) != 0)
@@ -298,7 +297,7 @@ main(int argc, char **argv)
 		goto usage;
 	raw = read_file(argv[optind], &len);
 	msghash_init(&hs);
-	if ((m = mailmsg_new(MAX_MAIL)) == NULL ||
+	if (mailmsg_new(&m, MAX_MAIL) != 0 ||
 	    mailmsg_parse(m, raw, len) != 0 || msghash_compute(&hs, m, 0, &err) != 0)
 		bench_die(argv[optind], "not a patch");
 	real = hs.entry[0];
@@ -314,7 +313,7 @@ main(int argc, char **argv)
 	if (pa_global_init(&err) != 0)
 		bench_die("GPGME", err.msg);
 	make_key(home);
-	if ((pgp = pgp_new(home, TRUST_KEYRING, &err)) == NULL)
+	if (pgp_new(&pgp, home, TRUST_KEYRING, &err) != 0)
 		bench_die("GPGME", err.msg);
 	mails = calloc(ndocs, sizeof(*mails));
 	docs = calloc(ndocs, sizeof(*docs));

@@ -234,7 +234,7 @@ main(int argc, char **argv)
 	}
 	if (c.n == 0)
 		bench_die("corpus", "no messages");
-	if ((mm = mailmsg_new(BENCH_MAX_FILE)) == NULL)
+	if (mailmsg_new(&mm, BENCH_MAX_FILE) != 0)
 		bench_die("mailmsg_new", pa_strerror(PA_ENOMEM));
 
 	a = b = s = 0;

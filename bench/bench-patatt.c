@@ -188,7 +188,7 @@ parse(const char *raw, size_t len, const char *what)
 {
 	struct mailmsg *m;
 
-	if ((m = mailmsg_new(MAX_MAIL)) == NULL ||
+	if (mailmsg_new(&m, MAX_MAIL) != 0 ||
 	    mailmsg_parse(m, raw, len) != 0)
 		bench_die(what, "cannot parse it");
 	return m;
@@ -327,7 +327,7 @@ corpus_run(const char *dir, const char *tsv_name, const char *ring,
 	sbuf_reset(&path);
 	sbuf_addf(&path, "%s/%s", dir, ring);
 	if (patatt_keyring_new(&kr, &path.buf, 1, &err) != 0 ||
-	    (pt = patatt_new(kr, in_tmp("gnupg-empty"), &err)) == NULL)
+	    patatt_new(&pt, kr, in_tmp("gnupg-empty"), &err) != 0)
 		bench_die(path.buf, err.msg);
 	if ((first = calloc(MAX_CORPUS_MSGS, sizeof(*first))) == NULL)
 		bench_die("timing", strerror(ENOMEM));
@@ -389,8 +389,8 @@ openpgp(struct patatt_keyring *kr, struct mailmsg **msgs, size_t n,
 	double *first, t0;
 	size_t k;
 
-	if ((pt = patatt_new(kr, in_tmp("gnupg-empty"), &err)) == NULL ||
-	    (gnupg = patatt_new(NULL, home, &err)) == NULL)
+	if (patatt_new(&pt, kr, in_tmp("gnupg-empty"), &err) != 0 ||
+	    patatt_new(&gnupg, NULL, home, &err) != 0)
 		bench_die("patatt_new", err.msg);
 	if ((first = calloc(n, sizeof(*first))) == NULL)
 		bench_die("timing", strerror(ENOMEM));
@@ -517,7 +517,7 @@ main(int argc, char **argv)
 	    nsigners);
 
 	if (patatt_keyring_new(&kr, (char *[]){ keyring }, 1, &err) != 0 ||
-	    (pt = patatt_new(kr, home, &err)) == NULL)
+	    patatt_new(&pt, kr, home, &err) != 0)
 		bench_die("patatt_new", err.msg);
 	for (k = 0; k < npatches; k++)
 		if (!valid(pt, ed[k], argv[optind + k]))

@@ -104,7 +104,7 @@ sign_and_print(struct msghash_entry *e, size_t n, const char *cover,
 	sbuf_init(&mail, SBUF_NOMAX);
 	sbuf_init(&from, 1024);
 	if (pa_global_init(&err) != 0 ||
-	    (pgp = pgp_new(home, TRUST_GPG, &err)) == NULL) {
+	    pgp_new(&pgp, home, TRUST_GPG, &err) != 0) {
 		cli_warn("%s", err.msg);
 		goto out;
 	}
@@ -190,7 +190,7 @@ cmd_attest(int argc, char **argv)
 		return CLI_EXIT_ERROR;
 	cli_input_init(&run.in, attest_mbox);
 	sbuf_init(&run.cover, 4096);
-	run.msg = mailmsg_new(CLI_MAX_INPUT);
+	(void)mailmsg_new(&run.msg, CLI_MAX_INPUT);	/* NULL: below */
 	msghash_init(&run.hash);
 	for (i = 1; i <= nargs && run.msg != NULL; i++)
 		attest_input(argv[i]);

@@ -179,7 +179,7 @@ cmd_check(int argc, char **argv)
 		status = CLI_EXIT_ERROR;
 		goto out;
 	}
-	if ((m = mailmsg_new(CLI_MAX_INPUT)) == NULL) {
+	if (mailmsg_new(&m, CLI_MAX_INPUT) != 0) {
 		cli_warn("%s", pa_strerror(PA_ENOMEM));
 		status = CLI_EXIT_ERROR;
 		goto out;

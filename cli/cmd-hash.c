@@ -146,7 +146,7 @@ cmd_hash(int argc, char **argv)
 	}
 	cli_input_init(&run.in, run.mbox);
 	msghash_init(&run.hash);
-	if ((run.msg = mailmsg_new(CLI_MAX_INPUT)) == NULL) {
+	if (mailmsg_new(&run.msg, CLI_MAX_INPUT) != 0) {
 		cli_warn("%s", pa_strerror(PA_ENOMEM));
 		return CLI_EXIT_ERROR;
 	}

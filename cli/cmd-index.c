@@ -105,7 +105,7 @@ cmd_index(int argc, char **argv)
 		goto out;
 	}
 	if (pa_global_init(&err) != 0 ||
-	    (pgp = pgp_new(cfg.gnupg_home, cfg.trust_model, &err)) == NULL) {
+	    pgp_new(&pgp, cfg.gnupg_home, cfg.trust_model, &err) != 0) {
 		cli_warn("%s", err.msg);
 		goto out;
 	}

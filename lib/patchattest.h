@@ -12,8 +12,10 @@
  *    system administrator into it; nothing is logged by the library.
  *  - The library never exits and never aborts on bad input or on memory
  *    exhaustion: every failure is a return value.
- *  - Objects from *_new() are freed with the matching *_free(); both
- *    accept NULL.  Objects are not shared between threads.
+ *  - A constructor is "int x_new(struct x **out, ...)" (or x_open): 0
+ *    with the object in *out, or an error code with *out NULL.  Objects
+ *    are freed with the matching *_free() (or x_close), which accepts
+ *    NULL.  Objects are not shared between threads.
  */
 #ifndef PATCHATTEST_H
 #define PATCHATTEST_H
@@ -74,11 +76,12 @@ FILE		*pa_divert_stderr(void (*sink)(const char *line, size_t len));
  * mailmsg_eom().  mailmsg_parse() does all of it for a raw message.
  * Everything is copied; the message holds at most max_bytes of header and
  * body text, and refuses more with PA_ETOOBIG.  mailmsg_reset() readies the
- * object for the next message and keeps its allocation.
+ * object for the next message and keeps its allocation.  mailmsg_new()
+ * makes one into *out: 0, or PA_ENOMEM.
  */
 struct mailmsg;
 
-struct mailmsg	*mailmsg_new(size_t max_bytes);
+int		 mailmsg_new(struct mailmsg **out, size_t max_bytes);
 void		 mailmsg_free(struct mailmsg *);
 void		 mailmsg_reset(struct mailmsg *);
 int		 mailmsg_header(struct mailmsg *, const char *name,

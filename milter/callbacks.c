@@ -131,7 +131,8 @@ cb_envfrom(SMFICTX *ctx, char **argv)
 	if (c->msg_cap != (size_t)c->gen->cf.max_body + HEADER_ROOM) {
 		mailmsg_free(c->msg);
 		c->msg_cap = (size_t)c->gen->cf.max_body + HEADER_ROOM;
-		c->msg = mailmsg_new(c->msg_cap);
+		if (mailmsg_new(&c->msg, c->msg_cap) != 0)
+			c->msg = NULL;
 	}
 	if (c->msg == NULL) {
 		c->msg_cap = 0;

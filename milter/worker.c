@@ -82,8 +82,7 @@ worker_pgp(struct generation *g)
 	state_release(pgp_gen);
 	pgp_gen = g;
 	atomic_fetch_add(&g->refs, 1);
-	if ((pgp = pgp_new(g->cf.gnupg_home, g->cf.trust_model, &err)) ==
-	    NULL)
+	if (pgp_new(&pgp, g->cf.gnupg_home, g->cf.trust_model, &err) != 0)
 		mlog(LOG_LEVEL_ERROR, "GnuPG: %s", err.msg);
 	return pgp;
 }

@@ -62,7 +62,7 @@ fixture_start(void)
 	if (mkdir(ring, 0700) != 0 || mkdir(ghome, 0700) != 0)
 		tap_skip_all("cannot make the keyring");
 	if (patatt_keyring_new(&kr, (char *[]){ ring }, 1, &err) != 0 ||
-	    (pt = patatt_new(kr, ghome, &err)) == NULL)
+	    patatt_new(&pt, kr, ghome, &err) != 0)
 		tap_skip_all("patatt_new: %s", err.msg);
 	return pt;
 }
@@ -258,12 +258,13 @@ replace(struct sbuf *msg, const char *from, const char *to)
 int
 check(struct patatt *pt, const char *raw, size_t len)
 {
-	struct mailmsg *m = mailmsg_new((size_t)64 << 20);
+	struct mailmsg *m;
 	struct pa_err err;
 	int rc;
 
 	memset(&report, 0, sizeof(report));
 	err.msg[0] = '\0';
+	(void)mailmsg_new(&m, (size_t)64 << 20);	/* NULL: below */
 	if (m == NULL || mailmsg_parse(m, raw, len) != 0)
 		rc = PA_ENOMEM;
 	else if ((rc = patatt_check(pt, m, time(NULL), &report, &err)) != 0)

@@ -212,13 +212,13 @@ main(int argc, char **argv)
 		fprintf(stderr, "patatt-verify: %s\n", err.msg);
 		return 1;
 	}
-	if ((pt = patatt_new(kr, home, &err)) == NULL) {
+	if (patatt_new(&pt, kr, home, &err) != 0) {
 		fprintf(stderr, "patatt-verify: %s\n",
 		    err.msg[0] ? err.msg : "cannot make a verifier");
 		patatt_keyring_free(kr);
 		return 1;
 	}
-	if ((m = mailmsg_new(MAX_MAIL)) == NULL) {
+	if (mailmsg_new(&m, MAX_MAIL) != 0) {
 		fprintf(stderr, "patatt-verify: %s\n", strerror(ENOMEM));
 		patatt_free(pt);
 		patatt_keyring_free(kr);

@@ -285,9 +285,10 @@ check_hash(const char *dir, const char *name, const char *raw, size_t rawlen)
 		free(row);
 		return;
 	}
-	m = mailmsg_new(MAILINFO_MAX);
 	msghash_init(&h);
-	rc = m ? mailmsg_parse(m, raw, rawlen) : PA_ENOMEM;
+	rc = mailmsg_new(&m, MAILINFO_MAX);
+	if (rc == 0)
+		rc = mailmsg_parse(m, raw, rawlen);
 	if (rc == 0)
 		rc = msghash_compute(&h, m, 0, &err);
 	if (rc == 0) {

@@ -412,12 +412,14 @@ samples(void)
 	struct sbuf work;
 	struct patatt *pt;
 	struct pa_err err;
-	struct mailmsg *m = mailmsg_new(1 << 20);
+	struct mailmsg *m;
 	unsigned char d[32];
 	char dir[512], path[600], hex[65], *raw, *used;
 	const char *text;
 	size_t i, k, len, tlen;
 
+	if (!tap_check(mailmsg_new(&m, 1 << 20) == 0, "a message buffer"))
+		return;
 	snprintf(dir, sizeof(dir), "%s", getenv("PATATT_SAMPLES") ?
 	    getenv("PATATT_SAMPLES") : "/usr/share/doc/patatt/samples");
 	snprintf(path, sizeof(path), "%s/ed25519-signed.txt", dir);
@@ -429,7 +431,7 @@ samples(void)
 	}
 	put_key("ed25519/kernel.org/mricon/20210505",
 	    "i+0Am6o59VU+dAfK4WhkCl56BrA+rY4cXlq3AbO5M8c=\n");
-	if ((pt = patatt_new(kr, ghome, &err)) == NULL) {
+	if (patatt_new(&pt, kr, ghome, &err) != 0) {
 		tap_check(0, "patatt_new on the sample keyring: %s", err.msg);
 		mailmsg_free(m);
 		return;

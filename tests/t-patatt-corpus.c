@@ -160,8 +160,8 @@ run(const char *dir, const char *tsv_name, const char *keyring_name)
 	cfg.gnupg_home = strdup(home);
 	cfg.patatt_keyrings.v = (char *[]){ ring };
 	cfg.patatt_keyrings.n = 1;
-	m = mailmsg_new(MAX_MESSAGE);
-	if (m == NULL || decider_new(&dc, &cfg, NULL, &err) != 0) {
+	if (mailmsg_new(&m, MAX_MESSAGE) != 0 ||
+	    decider_new(&dc, &cfg, NULL, &err) != 0) {
 		tap_check(0, "a decider with %s: %s", keyring_name, err.msg);
 		goto out;
 	}

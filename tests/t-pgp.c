@@ -74,7 +74,7 @@ ctx(const char *home, enum trust_model m)
 	struct pa_err err;
 	struct pgp *p;
 
-	if ((p = pgp_new(home, m, &err)) == NULL)
+	if (pgp_new(&p, home, m, &err) != 0)
 		tap_diag("pgp_new %s: %s", home, err.msg);
 	return p;
 }
@@ -114,7 +114,7 @@ gpg_clearsign(const char *home, const char *k1, const char *k2, size_t *len)
 int
 main(void)
 {
-	struct pgp *pa, *pb, *pc_gpg, *pc_tofu, *pc_ring, *pe;
+	struct pgp *pa, *pb, *pc_gpg, *pc_tofu, *pc_ring, *pe, *none;
 	struct sbuf doc, plain, bad;
 	struct pgp_sig sig;
 	struct pgp_key key;
@@ -404,10 +404,10 @@ main(void)
 	    rc == 0 && key.nuids ? key.uid[0] + strlen(key.uid[0]) - 25 : "");
 	pgp_free(pe);
 
-	tap_check(pgp_new(top, (enum trust_model)99, &err) == NULL,
-	    "an unknown trust model is refused");
+	tap_check(pgp_new(&none, top, (enum trust_model)99, &err) != 0 &&
+	    none == NULL, "an unknown trust model is refused");
 	snprintf(path, sizeof(path), "%s/none", top);
-	tap_check(pgp_new(path, TRUST_GPG, &err) == NULL &&
+	tap_check(pgp_new(&none, path, TRUST_GPG, &err) != 0 && none == NULL &&
 	    strstr(err.msg, path) != NULL, "a missing home is refused: %s",
 	    err.msg);
 

@@ -187,13 +187,15 @@ lone_cr(struct mailmsg *m, struct msghash *h)
 int
 main(void)
 {
-	struct mailmsg *m = mailmsg_new(1 << 20);
+	struct mailmsg *m;
 	struct msghash h;
 	struct pa_err err;
 	char *raw, *crlf;
 	size_t k, len, crlflen, v;
 	int rc;
 
+	if (!tap_check(mailmsg_new(&m, 1 << 20) == 0, "a message buffer"))
+		return tap_done();
 	msghash_init(&h);
 	for (k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
 		if (!tap_check((raw = read_seed(seeds[k].file, &len)) != NULL,

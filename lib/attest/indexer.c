@@ -208,8 +208,8 @@ each_document(const char *raw, size_t len,
 
 	if (!indexer_worth_reading(raw, len))
 		return 0;
-	if ((m = mailmsg_new(len + 1)) == NULL)
-		return PA_ENOMEM;
+	if ((rc = mailmsg_new(&m, len + 1)) != 0)
+		return rc;
 	sbuf_init(&text, len * 2 + 1024);
 	rc = message_text(m, &text, raw, len, &b.msgid, &b.msgidlen);
 	while (rc == 0 && attdoc_next_span(text.buf, text.len, &pos, &start,

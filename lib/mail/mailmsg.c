@@ -31,15 +31,15 @@ static int	cr_flush(struct mailmsg *);
 static int	index_headers(struct mailmsg *, size_t *);
 static int	push_field(struct mailmsg *, size_t off, size_t len);
 
-struct mailmsg *
-mailmsg_new(size_t max_bytes)
+int
+mailmsg_new(struct mailmsg **out, size_t max_bytes)
 {
 	struct mailmsg *m;
 
-	if ((m = calloc(1, sizeof(*m))) == NULL)
-		return NULL;
+	if ((*out = m = calloc(1, sizeof(*m))) == NULL)
+		return PA_ENOMEM;
 	sbuf_init(&m->text, max_bytes);
-	return m;
+	return 0;
 }
 
 void

@@ -276,7 +276,7 @@ verify_keyfile(struct patatt *pt, struct patatt_check *c,
 		    "%s%s", os->fpr, os->revoked ? "was revoked" : "expired",
 		    till);
 	else if (os->valid_till != OPENPGP_FOREVER &&
-	    pt->now > os->valid_till)
+	    pt->now >= os->valid_till)	/* as gpg: expired at that second */
 		patatt_set(s, PATATT_KEY_EXPIRED, "good signature by %s, but "
 		    "the key %s%s", os->fpr, os->revoked ? "was revoked" :
 		    "expired", till);

@@ -92,16 +92,18 @@ patatt_result_name(enum patatt_result r)
 	return result_names[r];
 }
 
-struct patatt *
-patatt_new(struct patatt_keyring *keys, const char *gnupg_home,
-    struct pa_err *err)
+int
+patatt_new(struct patatt **out, struct patatt_keyring *keys,
+    const char *gnupg_home, struct pa_err *err)
 {
 	struct patatt *pt;
 	size_t i;
+	int rc;
 
+	*out = NULL;
 	if ((pt = calloc(1, sizeof(*pt))) == NULL) {
 		pa_err_set(err, "out of memory");
-		return NULL;
+		return PA_ENOMEM;
 	}
 	mailinfo_init(&pt->mi);
 	patatt_msg_init(&pt->msg);
@@ -113,16 +115,18 @@ patatt_new(struct patatt_keyring *keys, const char *gnupg_home,
 	sbuf_init(&pt->sig, SIG_MAX);
 	sbuf_init(&pt->plain, PLAIN_MAX);
 	pt->keys = keys;
-	if ((pt->pgp = pgp_new(gnupg_home, TRUST_GPG, err)) == NULL)
+	if ((rc = pgp_new(&pt->pgp, gnupg_home, TRUST_GPG, err)) != 0)
 		goto fail;
 	if (openpgp_keys_empty(&pt->nokeys) != 0) {
 		pa_err_set(err, "out of memory");
+		rc = PA_ENOMEM;
 		goto fail;
 	}
-	return pt;
+	*out = pt;
+	return 0;
 fail:
 	patatt_free(pt);
-	return NULL;
+	return rc;
 }
 
 void

@@ -130,12 +130,12 @@ const char	*patatt_keyring_relative(const struct patatt_keyring *,
 struct patatt;
 
 /*
- * patatt_new - a verifier with keyring keys (NULL: no folder) and GnuPG
- * home gnupg_home (NULL: GnuPG's default) for OpenPGP keys without a
- * file.  pa_global_init() must have run.  NULL with err set when GnuPG
- * cannot be set up on the home.
+ * patatt_new - a verifier into *out, with keyring keys (NULL: no folder)
+ * and GnuPG home gnupg_home (NULL: GnuPG's default) for OpenPGP keys
+ * without a file.  pa_global_init() must have run.  0, or an error with
+ * err set when GnuPG cannot be set up on the home (*out NULL).
  */
-struct patatt	*patatt_new(struct patatt_keyring *keys,
+int		 patatt_new(struct patatt **out, struct patatt_keyring *keys,
 		    const char *gnupg_home, struct pa_err *);
 void		 patatt_free(struct patatt *);
 

@@ -167,29 +167,32 @@ ctx_new(const char *home, const char *gpg_model, gpgme_keylist_mode_t extra,
 	return ctx;
 }
 
-struct pgp *
-pgp_new(const char *home, enum trust_model model, struct pa_err *err)
+int
+pgp_new(struct pgp **out, const char *home, enum trust_model model,
+    struct pa_err *err)
 {
 	const struct pgp_model *pm;
 	struct stat st;
 	struct pgp *p;
 	const char *dir;
+	int rc = PA_ERROR;
 
+	*out = NULL;
 	if ((pm = pgp_model_of(model)) == NULL) {
 		pa_err_set(err, "unknown trust model %d", (int)model);
-		return NULL;
+		return PA_ECONFIG;
 	}
 	if (home && stat(home, &st) != 0) {
 		pa_err_set(err, "GnuPG home %s: %s", home, strerror(errno));
-		return NULL;
+		return PA_ERROR;
 	}
 	if (home && !S_ISDIR(st.st_mode)) {
 		pa_err_set(err, "GnuPG home %s: not a directory", home);
-		return NULL;
+		return PA_ERROR;
 	}
 	if ((p = calloc(1, sizeof(*p))) == NULL) {
 		pa_err_set(err, "out of memory");
-		return NULL;
+		return PA_ENOMEM;
 	}
 	p->model = model;
 	dir = home ? home : gpgme_get_dirinfo("homedir");
@@ -199,15 +202,17 @@ pgp_new(const char *home, enum trust_model model, struct pa_err *err)
 	}
 	if ((p->home = strdup(dir)) == NULL) {
 		pa_err_set(err, "out of memory");
+		rc = PA_ENOMEM;
 		goto fail;
 	}
 	if ((p->ctx = ctx_new(home, "always", 0, err)) == NULL ||
 	    (p->lctx = ctx_new(home, pm->gpg_model, pm->extra, err)) == NULL)
 		goto fail;
-	return p;
+	*out = p;
+	return 0;
 fail:
 	pgp_free(p);
-	return NULL;
+	return rc;
 }
 
 void

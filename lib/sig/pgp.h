@@ -64,8 +64,12 @@ struct pgp;
 
 int	pgp_global_init(struct pa_err *);
 
-/* pgp_new - a context on home (NULL: GnuPG's default) */
-struct pgp	*pgp_new(const char *home, enum trust_model, struct pa_err *);
+/*
+ * pgp_new - a context on home (NULL: GnuPG's default) into *out: 0, or an
+ * error with err saying why (*out NULL)
+ */
+int		 pgp_new(struct pgp **out, const char *home, enum trust_model,
+		    struct pa_err *);
 void		 pgp_free(struct pgp *);
 
 /*

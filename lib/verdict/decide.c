@@ -102,11 +102,11 @@ decider_new(struct decider **dp, const struct pa_config *cfg,
 		return rc;
 	}
 	d->keys = keys != NULL ? keys : d->own_keys;
-	if ((d->pgp = pgp_new(cfg->gnupg_home, cfg->trust_model, err)) ==
-	    NULL || (d->pt = patatt_new(d->keys, cfg->gnupg_home, err)) ==
-	    NULL) {
+	if ((rc = pgp_new(&d->pgp, cfg->gnupg_home, cfg->trust_model,
+	    err)) != 0 ||
+	    (rc = patatt_new(&d->pt, d->keys, cfg->gnupg_home, err)) != 0) {
 		decider_free(d);
-		return PA_ERROR;
+		return rc;
 	}
 	*dp = d;
 	return 0;

@@ -33,7 +33,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size == 0)
 		return 0;
 	if (m == NULL) {
-		if ((m = mailmsg_new(FUZZ_MAIL_MAX)) == NULL)
+		if (mailmsg_new(&m, FUZZ_MAIL_MAX) != 0)
 			return 0;
 		sbuf_init(&name, FUZZ_MAIL_MAX);
 		sbuf_init(&value, FUZZ_MAIL_MAX);

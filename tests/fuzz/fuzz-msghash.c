@@ -21,7 +21,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct msghash h;
 	struct pa_err err;
 
-	if (m == NULL && (m = mailmsg_new(FUZZ_MAIL_MAX)) == NULL)
+	if (m == NULL && mailmsg_new(&m, FUZZ_MAIL_MAX) != 0)
 		return 0;
 	mailmsg_reset(m);
 	if (mailmsg_parse(m, data, size) != 0)

@@ -34,12 +34,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (pt == NULL) {
 		if (pa_global_init(&err) != 0 ||
 		    patatt_keyring_new(&kr, &ring, ring != NULL, &err) != 0 ||
-		    (pt = patatt_new(kr, getenv("FUZZ_GNUPGHOME"), &err)) ==
-		    NULL) {
+		    patatt_new(&pt, kr, getenv("FUZZ_GNUPGHOME"), &err) != 0) {
 			fprintf(stderr, "fuzz-patatt: %s\n", err.msg);
 			abort();
 		}
-		if ((m = mailmsg_new(FUZZ_MAIL_MAX)) == NULL)
+		if (mailmsg_new(&m, FUZZ_MAIL_MAX) != 0)
 			abort();
 	}
 	mailmsg_reset(m);
