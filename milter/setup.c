@@ -119,11 +119,11 @@ may(const struct origin *o, const struct stat *st, int how)
 }
 
 /*
- * usable - path is there, of the kind wanted (a folder when dir), and the
- * milter's user may use it as how says; a problem about the setting
- * is set; what, when not empty, says what path is to it) otherwise
+ * usable - unless path is there, of the kind wanted (a folder when dir),
+ * and the milter's user may use it as how says, a problem about set;
+ * what, when not empty, says what path is to the setting
  */
-static int
+static void
 usable(const struct origin *o, const struct setting *set, const char *path,
     int dir, int how, const char *what)
 {
@@ -132,11 +132,11 @@ usable(const struct origin *o, const struct setting *set, const char *path,
 
 	if (stat(path, &st) != 0) {
 		problem(o, set, "%s%s", what, strerror(errno));
-		return 0;
+		return;
 	}
 	if (dir && !S_ISDIR(st.st_mode)) {
 		problem(o, set, "%snot a folder", what);
-		return 0;
+		return;
 	}
 	if (S_ISDIR(st.st_mode))
 		how |= X_OK;	/* a folder is no use unless entered */
@@ -146,7 +146,6 @@ usable(const struct origin *o, const struct setting *set, const char *path,
 		problem(o, set, "%sthe milter's user (%s) may not %s it",
 		    what, o->ra->set ? o->ra->name : "the one running this",
 		    how & W_OK ? "write to" : "read");
-	return ok;
 }
 
 /* check_socket - a spec libmilter can use, in a folder that is there */
