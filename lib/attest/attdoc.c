@@ -88,6 +88,16 @@ struct att_parse {
 	struct pa_err		*err;
 };
 
+/* What `step' needs of one event; the scalar points into the event. */
+struct att_event {
+	yaml_event_type_t	 type;
+	const char		*what;		/* its name, for errors */
+	size_t			 line;
+	const char		*s;		/* a scalar's text */
+	size_t			 n;
+	int			 flow;		/* a flow-style mapping */
+};
+
 /* A triple with its place in the document, for removing duplicates. */
 struct att_sorted {
 	struct att_triple	 t;
@@ -98,7 +108,11 @@ static int	 bad(struct pa_err *, const char *, ...)
 		    __attribute__((format(printf, 2, 3)));
 static size_t	 next_line(const char *, size_t, size_t);
 static int	 hex32(unsigned char *, const char *, size_t);
-static int	 event(struct att_parse *, const yaml_event_t *);
+static int	 screen(struct att_parse *, const yaml_event_t *,
+		    struct att_event *);
+static int	 take_label(struct att_parse *, const struct att_event *);
+static int	 take_key(struct att_parse *, const struct att_event *);
+static int	 step(struct att_parse *, const struct att_event *);
 static int	 end_block(struct att_parse *);
 static int	 add_triple(struct attdoc *, const struct att_triple *);
 static int	 sorted_cmp(const void *, const void *);
@@ -304,160 +318,185 @@ end_block(struct att_parse *ps)
 	return 0;
 }
 
-/* event - one parser event against the accepted shape */
+/*
+ * screen - the rules that hold wherever an event stands: no aliases, anchors,
+ * tags, directives or document markers; scalars plain and short.  Fills `e'.
+ */
 static int
-event(struct att_parse *ps, const yaml_event_t *ev)
+screen(struct att_parse *ps, const yaml_event_t *ev, struct att_event *e)
 {
-	const char *what, *s = NULL;
-	char buf[ATT_SHOW_MAX + 4];
-	size_t line = ev->start_mark.line + 1, n = 0, k;
-	int flow = 0;
-
-	what = (size_t)ev->type < sizeof(yaml_event_names) /
+	memset(e, 0, sizeof(*e));
+	e->type = ev->type;
+	e->line = ev->start_mark.line + 1;
+	e->what = (size_t)ev->type < sizeof(yaml_event_names) /
 	    sizeof(yaml_event_names[0]) ? yaml_event_names[ev->type] : "?";
-	/* Aliases, anchors and tags: refused wherever they are. */
 	switch (ev->type) {
 	case YAML_ALIAS_EVENT:
 		return bad(ps->err, "line %zu: YAML aliases are not allowed",
-		    line);
+		    e->line);
 	case YAML_SCALAR_EVENT:
 		if (ev->data.scalar.anchor || ev->data.scalar.tag)
 			goto decorated;
 		if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 			return bad(ps->err, "line %zu: only plain scalars are "
-			    "allowed", line);
-		s = (const char *)ev->data.scalar.value;
-		n = ev->data.scalar.length;
-		if (n > ATT_SCALAR_MAX)
+			    "allowed", e->line);
+		e->s = (const char *)ev->data.scalar.value;
+		e->n = ev->data.scalar.length;
+		if (e->n > ATT_SCALAR_MAX)
 			return bad(ps->err, "line %zu: a scalar of %zu bytes "
-			    "(at most %d)", line, n, ATT_SCALAR_MAX);
-		break;
+			    "(at most %d)", e->line, e->n, ATT_SCALAR_MAX);
+		return 0;
 	case YAML_SEQUENCE_START_EVENT:
 		if (ev->data.sequence_start.anchor ||
 		    ev->data.sequence_start.tag)
 			goto decorated;
-		break;
+		return 0;
 	case YAML_MAPPING_START_EVENT:
 		if (ev->data.mapping_start.anchor || ev->data.mapping_start.tag)
 			goto decorated;
-		flow = ev->data.mapping_start.style ==
+		e->flow = ev->data.mapping_start.style ==
 		    YAML_FLOW_MAPPING_STYLE;
-		break;
+		return 0;
 	case YAML_DOCUMENT_START_EVENT:
 		if (ev->data.document_start.version_directive ||
 		    ev->data.document_start.tag_directives.start !=
 		    ev->data.document_start.tag_directives.end)
 			return bad(ps->err, "line %zu: YAML directives are not "
-			    "allowed", line);
+			    "allowed", e->line);
 		if (!ev->data.document_start.implicit)
 			return bad(ps->err, "line %zu: a \"---\" document "
-			    "marker is not allowed", line);
-		break;
+			    "marker is not allowed", e->line);
+		return 0;
 	case YAML_DOCUMENT_END_EVENT:
 		if (!ev->data.document_end.implicit)
 			return bad(ps->err, "line %zu: a \"...\" document "
-			    "marker is not allowed", line);
-		break;
+			    "marker is not allowed", e->line);
+		return 0;
 	default:
-		break;
+		return 0;
 	}
+decorated:
+	return bad(ps->err, "line %zu: YAML anchors and tags are not allowed",
+	    e->line);
+}
+
+/* take_label - a scalar where an attestation ID belongs opens a block */
+static int
+take_label(struct att_parse *ps, const struct att_event *e)
+{
+	memcpy(ps->label, e->s, e->n);
+	ps->label[e->n] = '\0';
+	if (strlen(ps->label) != e->n)
+		return bad(ps->err, "line %zu: a NUL in a label", e->line);
+	ps->labelline = e->line;
+	ps->st = ST_BLOCK;
+	return 0;
+}
+
+/* take_key - a scalar where i, m or p belongs: which one, and only once */
+static int
+take_key(struct att_parse *ps, const struct att_event *e)
+{
+	char buf[ATT_SHOW_MAX + 4];
+	size_t k;
+
+	for (k = 0; k < NTRIPLE_KEYS; k++)
+		if (strlen(triple_keys[k].name) == e->n &&
+		    memcmp(triple_keys[k].name, e->s, e->n) == 0)
+			break;
+	if (k == NTRIPLE_KEYS)
+		return bad(ps->err, "line %zu: unknown key \"%s\" (only i, m, "
+		    "p)", e->line, hdrfmt_printable(buf, sizeof(buf), e->s,
+		    e->n));
+	if (ps->seen & triple_keys[k].bit)
+		return bad(ps->err, "line %zu: key %s twice", e->line,
+		    triple_keys[k].name);
+	ps->seen |= triple_keys[k].bit;
+	ps->key = k;
+	ps->st = ST_VALUE;
+	return 0;
+}
+
+/* step - move through the one accepted shape, or say what broke it */
+static int
+step(struct att_parse *ps, const struct att_event *e)
+{
+	char buf[ATT_SHOW_MAX + 4];
 
 	switch (ps->st) {
 	case ST_STREAM:
-		if (ev->type != YAML_STREAM_START_EVENT)
+		if (e->type != YAML_STREAM_START_EVENT)
 			break;
 		ps->st = ST_DOC;
 		return 0;
 	case ST_DOC:
-		if (ev->type == YAML_STREAM_END_EVENT)
+		if (e->type == YAML_STREAM_END_EVENT)
 			return bad(ps->err, "no attestations");
-		if (ev->type != YAML_DOCUMENT_START_EVENT)
+		if (e->type != YAML_DOCUMENT_START_EVENT)
 			break;
 		ps->st = ST_TOP;
 		return 0;
 	case ST_TOP:
-		if (ev->type != YAML_MAPPING_START_EVENT || flow)
+		if (e->type != YAML_MAPPING_START_EVENT || e->flow)
 			return bad(ps->err, "line %zu: the text is not a block "
-			    "mapping of attestation IDs", line);
+			    "mapping of attestation IDs", e->line);
 		ps->st = ST_LABEL;
 		return 0;
 	case ST_LABEL:
-		if (ev->type == YAML_MAPPING_END_EVENT) {
+		if (e->type == YAML_MAPPING_END_EVENT) {
 			ps->st = ST_DOCEND;
 			return 0;
 		}
-		if (ev->type != YAML_SCALAR_EVENT)
+		if (e->type != YAML_SCALAR_EVENT)
 			return bad(ps->err, "line %zu: a %s where an "
-			    "attestation ID belongs", line, what);
-		memcpy(ps->label, s, n);
-		ps->label[n] = '\0';
-		if (strlen(ps->label) != n)
-			return bad(ps->err, "line %zu: a NUL in a label", line);
-		ps->labelline = line;
-		ps->st = ST_BLOCK;
-		return 0;
+			    "attestation ID belongs", e->line, e->what);
+		return take_label(ps, e);
 	case ST_BLOCK:
-		if (ev->type != YAML_MAPPING_START_EVENT || flow)
+		if (e->type != YAML_MAPPING_START_EVENT || e->flow)
 			return bad(ps->err, "line %zu: %s is not a block "
-			    "mapping of i, m and p", line, hdrfmt_printable(buf,
-			    sizeof(buf), ps->label, strlen(ps->label)));
+			    "mapping of i, m and p", e->line,
+			    hdrfmt_printable(buf, sizeof(buf), ps->label,
+			    strlen(ps->label)));
 		memset(&ps->cur, 0, sizeof(ps->cur));
 		ps->seen = 0;
 		ps->st = ST_KEY;
 		return 0;
 	case ST_KEY:
-		if (ev->type == YAML_MAPPING_END_EVENT) {
+		if (e->type == YAML_MAPPING_END_EVENT) {
 			ps->st = ST_LABEL;
 			return end_block(ps);
 		}
-		if (ev->type != YAML_SCALAR_EVENT)
+		if (e->type != YAML_SCALAR_EVENT)
 			return bad(ps->err, "line %zu: a %s where i, m or p "
-			    "belongs", line, what);
-		for (k = 0; k < NTRIPLE_KEYS; k++)
-			if (strlen(triple_keys[k].name) == n &&
-			    memcmp(triple_keys[k].name, s, n) == 0)
-				break;
-		if (k == NTRIPLE_KEYS)
-			return bad(ps->err, "line %zu: unknown key \"%s\" "
-			    "(only i, m, p)", line, hdrfmt_printable(buf,
-			    sizeof(buf), s, n));
-		if (ps->seen & triple_keys[k].bit)
-			return bad(ps->err, "line %zu: key %s twice", line,
-			    triple_keys[k].name);
-		ps->seen |= triple_keys[k].bit;
-		ps->key = k;
-		ps->st = ST_VALUE;
-		return 0;
+			    "belongs", e->line, e->what);
+		return take_key(ps, e);
 	case ST_VALUE:
-		if (ev->type != YAML_SCALAR_EVENT)
+		if (e->type != YAML_SCALAR_EVENT)
 			return bad(ps->err, "line %zu: a %s where a hash "
-			    "belongs", line, what);
+			    "belongs", e->line, e->what);
 		if (!hex32((unsigned char *)&ps->cur +
-		    triple_keys[ps->key].offset, s, n))
+		    triple_keys[ps->key].offset, e->s, e->n))
 			return bad(ps->err, "line %zu: %s is not 64 lower-case "
-			    "hex digits", line, triple_keys[ps->key].name);
+			    "hex digits", e->line, triple_keys[ps->key].name);
 		ps->st = ST_KEY;
 		return 0;
 	case ST_DOCEND:
-		if (ev->type != YAML_DOCUMENT_END_EVENT)
+		if (e->type != YAML_DOCUMENT_END_EVENT)
 			break;
 		ps->st = ST_END;
 		return 0;
 	case ST_END:
-		if (ev->type == YAML_DOCUMENT_START_EVENT)
+		if (e->type == YAML_DOCUMENT_START_EVENT)
 			return bad(ps->err, "line %zu: more than one YAML "
-			    "document", line);
-		if (ev->type != YAML_STREAM_END_EVENT)
+			    "document", e->line);
+		if (e->type != YAML_STREAM_END_EVENT)
 			break;
 		ps->st = ST_DONE;
 		return 0;
 	case ST_DONE:
 		break;
 	}
-	return bad(ps->err, "line %zu: unexpected %s", line, what);
-decorated:
-	return bad(ps->err, "line %zu: YAML anchors and tags are not allowed",
-	    line);
+	return bad(ps->err, "line %zu: unexpected %s", e->line, e->what);
 }
 
 static int
@@ -540,6 +579,7 @@ attdoc_parse(struct attdoc *d, const char *text, size_t len,
     struct pa_err *err)
 {
 	struct att_parse ps;
+	struct att_event e;
 	yaml_parser_t parser;
 	yaml_event_t ev;
 	int rc = 0;
@@ -570,7 +610,8 @@ attdoc_parse(struct attdoc *d, const char *text, size_t len,
 			    ", " : "", parser.context ? parser.context : "");
 			break;
 		}
-		rc = event(&ps, &ev);
+		if ((rc = screen(&ps, &ev, &e)) == 0)
+			rc = step(&ps, &e);
 		yaml_event_delete(&ev);
 	}
 	yaml_parser_delete(&parser);

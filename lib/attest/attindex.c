@@ -52,6 +52,13 @@ static int	 wapply(struct attindex *, int, const void *, size_t,
 static int	 check_size(struct attindex *, const char *,
 		    struct pa_err *);
 static int	 reader_setup(struct attindex *, struct pa_err *);
+static int	 locate(const char *, int, char *, size_t, int *,
+		    struct pa_err *);
+static int	 handle_new(struct attindex **, const char *, int,
+		    struct pa_err *);
+static int	 env_open(struct attindex *, const char *, int,
+		    struct pa_err *);
+static int	 writer_setup(struct attindex *, struct pa_err *);
 
 static int
 wbegin(struct attindex *h, struct pa_err *err)
@@ -279,42 +286,50 @@ fail:
 	return PA_ERROR;
 }
 
-int
-attindex_open(struct attindex **hp, const char *path, int writable,
-    struct pa_err *err)
+/*
+ * locate - the data file of the index at path, made a folder first when
+ * writable; *newenv says there is no index there yet
+ */
+static int
+locate(const char *path, int writable, char *data, size_t datasize,
+    int *newenv, struct pa_err *err)
 {
-	struct attindex *h;
-	pthread_rwlockattr_t attr;
 	struct stat sb;
-	char data[PATH_MAX];
-	int rc, newenv = 0, sized = 0;
 
-	*hp = NULL;
-	if (err != NULL)
-		err->msg[0] = '\0';
-	if (strlen(path) + sizeof("/data.mdb") > sizeof(data)) {
+	*newenv = 0;
+	if (strlen(path) + sizeof("/data.mdb") > datasize) {
 		pa_err_set(err, "index path too long: %.64s...", path);
 		return PA_ERROR;
 	}
-	snprintf(data, sizeof(data), "%s/data.mdb", path);
+	snprintf(data, datasize, "%s/data.mdb", path);
 	if (writable && mkdir(path, 0700) != 0 && errno != EEXIST) {
 		pa_err_set(err, "cannot make index directory %s: %s", path,
 		    strerror(errno));
 		return PA_ERROR;
 	}
-	if (stat(path, &sb) != 0 || stat(data, &sb) != 0) {
-		if (errno != ENOENT) {
-			pa_err_set(err, "cannot open index at %s: %s", path,
-			    strerror(errno));
-			return PA_ERROR;
-		}
-		if (!writable) {
-			pa_err_set(err, "no index at %s: run patchattest index",
-			    path);
-			return PA_ENOTFOUND;
-		}
-		newenv = 1;
+	if (stat(path, &sb) == 0 && stat(data, &sb) == 0)
+		return 0;
+	if (errno != ENOENT) {
+		pa_err_set(err, "cannot open index at %s: %s", path,
+		    strerror(errno));
+		return PA_ERROR;
 	}
+	if (!writable) {
+		pa_err_set(err, "no index at %s: run patchattest index", path);
+		return PA_ENOTFOUND;
+	}
+	*newenv = 1;
+	return 0;
+}
+
+/* handle_new - an index handle with its buffers and map lock, no LMDB yet */
+static int
+handle_new(struct attindex **hp, const char *path, int writable,
+    struct pa_err *err)
+{
+	struct attindex *h;
+	pthread_rwlockattr_t attr;
+	int rc;
 
 	if ((h = calloc(1, sizeof(*h))) == NULL) {
 		pa_err_set(err, "index at %s: %s", path, pa_strerror(PA_ENOMEM));
@@ -338,9 +353,24 @@ attindex_open(struct attindex **hp, const char *path, int writable,
 		pa_err_set(err, "index at %s: cannot make a lock", path);
 		return PA_ERROR;
 	}
+	*hp = h;
+	return 0;
+}
+
+/*
+ * env_open - open the LMDB environment of h and watch its map; an existing
+ * file must hold every page it uses
+ */
+static int
+env_open(struct attindex *h, const char *data, int newenv,
+    struct pa_err *err)
+{
+	int rc, sized = 0;
+
 	if ((rc = mdb_env_create(&h->env)) != 0) {
 		h->env = NULL;
-		goto fail;
+		idx_mdb_err(h, err, "cannot open", rc);
+		return PA_ERROR;
 	}
 	mdb_env_set_maxdbs(h->env, IDX_MAXDBS);
 	mdb_env_set_maxreaders(h->env, IDX_MAXREADERS);
@@ -350,8 +380,8 @@ attindex_open(struct attindex **hp, const char *path, int writable,
 	/* LMDB maps the file and reads it before idx_watch() knows where:
 	   a file cut meanwhile is caught all the same, as damaged. */
 	mapguard_catch(&h->damaged);
-	rc = mdb_env_open(h->env, path,
-	    MDB_NOTLS | (writable ? 0 : MDB_RDONLY), 0600);
+	rc = mdb_env_open(h->env, h->path,
+	    MDB_NOTLS | (h->writable ? 0 : MDB_RDONLY), 0600);
 	if (rc == 0 && !newenv)
 		sized = check_size(h, data, err);
 	if (rc == 0 && sized == 0)
@@ -359,50 +389,70 @@ attindex_open(struct attindex **hp, const char *path, int writable,
 	mapguard_catch(NULL);
 	if (atomic_load(&h->damaged)) {
 		pa_err_set(err, "index at %s is damaged: its file was cut while "
-		    "it was opened; remove it and run patchattest index", path);
-		attindex_close(h);
+		    "it was opened; remove it and run patchattest index",
+		    h->path);
 		return PA_ERROR;
 	}
-	if (rc == ENOENT && !writable) {
-		attindex_close(h);
-		pa_err_set(err, "no index at %s: run patchattest index", path);
+	if (rc == ENOENT && !h->writable) {
+		pa_err_set(err, "no index at %s: run patchattest index",
+		    h->path);
 		return PA_ENOTFOUND;
 	}
-	if (rc != 0)
-		goto fail;
-	if (sized != 0) {		/* check_size() said why */
-		attindex_close(h);
-		return sized;
-	}
-	/* Free the reader slots of processes that died holding them. */
-	mdb_reader_check(h->env, NULL);
-
-	if (!writable) {
-		if (reader_setup(h, err) != 0) {
-			attindex_close(h);
-			return PA_ERROR;
-		}
-		*hp = h;
-		return 0;
-	}
-	if (attindex_begin(h, err) != 0 ||
-	    wapply(h, J_SETUP, "", 0, err) != 0 ||
-	    attindex_commit(h, err) != 0) {
-		attindex_close(h);
+	if (rc != 0) {
+		idx_mdb_err(h, err, "cannot open", rc);
 		return PA_ERROR;
 	}
+	if (sized != 0)			/* check_size() said why */
+		return sized;
+	/* Free the reader slots of processes that died holding them. */
+	mdb_reader_check(h->env, NULL);
+	return 0;
+}
+
+/*
+ * writer_setup - stamp a new index, or rebuild one of another schema empty,
+ * and open the databases; a rebuild is told in err though it succeeds
+ */
+static int
+writer_setup(struct attindex *h, struct pa_err *err)
+{
+	if (attindex_begin(h, err) != 0 ||
+	    wapply(h, J_SETUP, "", 0, err) != 0 ||
+	    attindex_commit(h, err) != 0)
+		return PA_ERROR;
 	if (h->rebuilt && h->oldstamp[0] != '\0')
 		pa_err_set(err, "index at %s had schema %s; rebuilt empty (run "
-		    "patchattest index to fill it)", path, h->oldstamp);
+		    "patchattest index to fill it)", h->path, h->oldstamp);
 	else if (h->rebuilt)
 		pa_err_set(err, "index at %s had no schema stamp; rebuilt empty "
-		    "(run patchattest index to fill it)", path);
+		    "(run patchattest index to fill it)", h->path);
+	return 0;
+}
+
+int
+attindex_open(struct attindex **hp, const char *path, int writable,
+    struct pa_err *err)
+{
+	struct attindex *h;
+	char data[PATH_MAX];
+	int rc, newenv;
+
+	*hp = NULL;
+	if (err != NULL)
+		err->msg[0] = '\0';
+	if ((rc = locate(path, writable, data, sizeof(data), &newenv,
+	    err)) != 0)
+		return rc;
+	if ((rc = handle_new(&h, path, writable, err)) != 0)
+		return rc;
+	if ((rc = env_open(h, data, newenv, err)) == 0)
+		rc = writable ? writer_setup(h, err) : reader_setup(h, err);
+	if (rc != 0) {
+		attindex_close(h);
+		return rc;
+	}
 	*hp = h;
 	return 0;
-fail:
-	idx_mdb_err(h, err, "cannot open", rc);
-	attindex_close(h);
-	return PA_ERROR;
 }
 
 void

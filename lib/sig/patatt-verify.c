@@ -32,6 +32,12 @@ static int	 verify_gnupg(struct patatt *, struct patatt_check *,
 		    struct pa_err *);
 static int	 verify_keyfile(struct patatt *, struct patatt_check *,
 		    const unsigned char [DIGEST_LEN], struct patatt_sig *);
+static int	 tags_refused(const struct patatt_tags *,
+		    const struct patatt_reading *, struct patatt_sig *);
+static void	 verify_ed25519(struct patatt *, const struct patatt_check *,
+		    const unsigned char [DIGEST_LEN], struct patatt_sig *);
+static int	 verify_openssh(struct patatt *, const struct patatt_check *,
+		    const unsigned char [DIGEST_LEN], struct patatt_sig *);
 
 void
 patatt_set(struct patatt_sig *s, enum patatt_result r, const char *fmt, ...)
@@ -286,33 +292,22 @@ verify_keyfile(struct patatt *pt, struct patatt_check *c,
 }
 
 /*
- * verify - the verdict for one reading of the body, into s.  Returns 0,
- * or PA_ENOMEM / PA_ERROR (GnuPG did not run).
+ * tags_refused - patatt's checks of h=, bh= and b=, before any digest: 1
+ * when one failed, with its verdict in s
  */
-int
-patatt_verify(struct patatt *pt, struct patatt_check *c,
-    const struct patatt_reading *rd, struct patatt_sig *s, struct pa_err *err)
+static int
+tags_refused(const struct patatt_tags *t, const struct patatt_reading *rd,
+    struct patatt_sig *s)
 {
-	const struct patatt_tags *t = &pt->tags;
-	unsigned char d[DIGEST_LEN];
-	const unsigned char *key, *sig;
-	char why[SSHSIG_WHY_MAX], fpr[SSHSIG_FPR_MAX];
-	size_t keylen;
-	int rc;
-
-	if (rd->rc != 0) {
-		patatt_set(s, PATATT_ERROR, "%s", rd->why);
-		return 0;
-	}
 	if (t->v[TAG_H] == NULL) {
 		patatt_set(s, PATATT_BADSIG, "no h= (signed headers)");
-		return 0;
+		return 1;
 	}
 	if (!has_name(t->v[TAG_H], t->len[TAG_H], "from") ||
 	    !has_name(t->v[TAG_H], t->len[TAG_H], "subject")) {
 		patatt_set(s, PATATT_BADSIG,
 		    "h= does not sign from and subject");
-		return 0;
+		return 1;
 	}
 	if (t->v[TAG_BH] == NULL || t->len[TAG_BH] != strlen(rd->bh) ||
 	    memcmp(t->v[TAG_BH], rd->bh, t->len[TAG_BH]) != 0) {
@@ -321,13 +316,96 @@ patatt_verify(struct patatt *pt, struct patatt_check *c,
 		    "has %zu bytes, l=%.*s)",
 		    rd->body_len, t->len[TAG_L] > 20 ? 20 : (int)t->len[TAG_L],
 		    t->v[TAG_L] ? t->v[TAG_L] : "");
-		return 0;
+		return 1;
 	}
 	if (t->v[TAG_B] == NULL || t->len[TAG_B] == 0) {
 		patatt_set(s, PATATT_ERROR, "Missing \"b=\" value");
+		return 1;
+	}
+	return 0;
+}
+
+/* verify_ed25519 - b= is sig || D, as PyNaCl signs, by the key found */
+static void
+verify_ed25519(struct patatt *pt, const struct patatt_check *c,
+    const unsigned char d[DIGEST_LEN], struct patatt_sig *s)
+{
+	const struct patatt_tags *t = &pt->tags;
+	const unsigned char *sig = (const unsigned char *)pt->sig.buf;
+
+	if (pt->sig.len < 64 || sshsig_ed25519(c->ed, sig + 64,
+	    pt->sig.len - 64, sig) != 0)
+		patatt_set(s, PATATT_BADSIG,
+		    "the Ed25519 signature does not verify");
+	else if (t->v[TAG_T] == NULL || t->len[TAG_T] == 0)
+		patatt_set(s, PATATT_BADSIG, "no t= (required for ed25519)");
+	else if (pt->sig.len != 64 + DIGEST_LEN ||
+	    memcmp(sig + 64, d, DIGEST_LEN) != 0)
+		patatt_set(s, PATATT_BADSIG, "the signed digest is not the "
+		    "message's: a signed header was changed");
+	else
+		patatt_set(s, PATATT_VALID, "%s", "");
+}
+
+/*
+ * verify_openssh - b= is an SSHSIG over D in namespace "patatt", by the
+ * keyring file's key or else the key it carries, which must be the offered
+ * one.  Returns 0 or PA_ENOMEM.
+ */
+static int
+verify_openssh(struct patatt *pt, const struct patatt_check *c,
+    const unsigned char d[DIGEST_LEN], struct patatt_sig *s)
+{
+	const struct patatt_tags *t = &pt->tags;
+	const unsigned char *key, *sig = (const unsigned char *)pt->sig.buf;
+	char why[SSHSIG_WHY_MAX], fpr[SSHSIG_FPR_MAX];
+	size_t keylen;
+	int rc = 0;
+
+	if (c->from == PATATT_KEY_RING) {
+		key = (const unsigned char *)c->key->blob.buf;
+		keylen = c->key->blob.len;
+	} else if ((key = sshsig_pubkey(sig, pt->sig.len, &keylen)) == NULL ||
+	    (rc = sshsig_fingerprint(fpr, key, keylen)) != 0 ||
+	    strcmp(fpr, s->offered) != 0) {
+		if (rc == PA_ENOMEM)
+			return rc;
+		patatt_set(s, PATATT_BADSIG, "not signed with the offered key");
 		return 0;
 	}
-	rc = patatt_digest(d, &pt->msg, rd, t, pt->used, &pt->work);
+	rc = sshsig_verify(sig, pt->sig.len, key, keylen, "patatt", d,
+	    DIGEST_LEN, why);
+	if (rc == PA_ENOMEM)
+		return rc;
+	if (rc == SSHSIG_UNSUP)
+		patatt_set(s, PATATT_ERROR, "%s", why);
+	else if (rc != 0)
+		patatt_set(s, PATATT_BADSIG, "%s", why);
+	else if (t->v[TAG_T] == NULL || t->len[TAG_T] == 0)
+		patatt_set(s, PATATT_BADSIG, "no t= (required for openssh)");
+	else
+		patatt_set(s, PATATT_VALID, "%s", "");
+	return 0;
+}
+
+/*
+ * patatt_verify - the verdict for one reading of the body, into s.  Returns
+ * 0, or PA_ENOMEM / PA_ERROR (GnuPG did not run).
+ */
+int
+patatt_verify(struct patatt *pt, struct patatt_check *c,
+    const struct patatt_reading *rd, struct patatt_sig *s, struct pa_err *err)
+{
+	unsigned char d[DIGEST_LEN];
+	int rc;
+
+	if (rd->rc != 0) {
+		patatt_set(s, PATATT_ERROR, "%s", rd->why);
+		return 0;
+	}
+	if (tags_refused(&pt->tags, rd, s))
+		return 0;
+	rc = patatt_digest(d, &pt->msg, rd, &pt->tags, pt->used, &pt->work);
 	if (rc == PA_ENOMEM)
 		return rc;
 	if (rc == PA_ETOOBIG) {
@@ -346,53 +424,12 @@ patatt_verify(struct patatt *pt, struct patatt_check *c,
 		patatt_set(s, PATATT_ERROR, "b= is not valid Base64");
 		return 0;
 	}
-	sig = (const unsigned char *)pt->sig.buf;
 	switch (s->algo) {
 	case PATATT_ED25519:
-		/* sig || D, as PyNaCl signs */
-		if (pt->sig.len < 64 || sshsig_ed25519(c->ed, sig + 64,
-		    pt->sig.len - 64, sig) != 0)
-			patatt_set(s, PATATT_BADSIG,
-			    "the Ed25519 signature does not "
-			    "verify");
-		else if (t->v[TAG_T] == NULL || t->len[TAG_T] == 0)
-			patatt_set(s, PATATT_BADSIG,
-			    "no t= (required for ed25519)");
-		else if (pt->sig.len != 64 + DIGEST_LEN ||
-		    memcmp(sig + 64, d, DIGEST_LEN) != 0)
-			patatt_set(s, PATATT_BADSIG,
-			    "the signed digest is not the "
-			    "message's: a signed header was changed");
-		else
-			patatt_set(s, PATATT_VALID, "%s", "");
+		verify_ed25519(pt, c, d, s);
 		return 0;
 	case PATATT_OPENSSH:
-		if (c->from == PATATT_KEY_RING) {
-			key = (const unsigned char *)c->key->blob.buf;
-			keylen = c->key->blob.len;
-		} else if ((key = sshsig_pubkey(sig, pt->sig.len, &keylen)) ==
-		    NULL || (rc = sshsig_fingerprint(fpr, key, keylen)) != 0 ||
-		    strcmp(fpr, s->offered) != 0) {
-			if (rc == PA_ENOMEM)
-				return rc;
-			patatt_set(s, PATATT_BADSIG,
-			    "not signed with the offered key");
-			return 0;
-		}
-		rc = sshsig_verify(sig, pt->sig.len, key, keylen, "patatt", d,
-		    DIGEST_LEN, why);
-		if (rc == PA_ENOMEM)
-			return rc;
-		if (rc == SSHSIG_UNSUP)
-			patatt_set(s, PATATT_ERROR, "%s", why);
-		else if (rc != 0)
-			patatt_set(s, PATATT_BADSIG, "%s", why);
-		else if (t->v[TAG_T] == NULL || t->len[TAG_T] == 0)
-			patatt_set(s, PATATT_BADSIG,
-			    "no t= (required for openssh)");
-		else
-			patatt_set(s, PATATT_VALID, "%s", "");
-		return 0;
+		return verify_openssh(pt, c, d, s);
 	case PATATT_OPENPGP:
 		if (c->from == PATATT_KEY_RING)
 			return verify_keyfile(pt, c, d, s);
@@ -402,4 +439,3 @@ patatt_verify(struct patatt *pt, struct patatt_check *c,
 		return 0;
 	}
 }
-

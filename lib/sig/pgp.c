@@ -89,6 +89,10 @@ static int	 sig_result(struct pgp *, gpgme_error_t, struct pgp_sig *,
 static ssize_t	 capped_write(void *, const void *, size_t);
 static gpgme_ctx_t ctx_new(const char *, const char *, gpgme_keylist_mode_t,
 		    struct pa_err *);
+static int	 comments_fit(const char *const *, struct pa_err *);
+static int	 choose_signer(struct pgp *, const char *, struct pa_err *);
+static int	 add_comments(struct sbuf *, const char *, size_t,
+		    const char *const *, struct pa_err *);
 
 static int
 in_codes(gpgme_err_code_t code, const gpgme_err_code_t *codes, size_t n)
@@ -445,26 +449,14 @@ pgp_import(struct pgp *p, const void *keys, size_t len, unsigned *nkeys,
 	return 0;
 }
 
-int
-pgp_clearsign(struct pgp *p, const char *key, const char *text, size_t len,
-    const char *const *comments, struct sbuf *out, struct pa_err *err)
+/* comments_fit - armor comments are few, short and free of control bytes */
+static int
+comments_fit(const char *const *comments, struct pa_err *err)
 {
-	gpgme_data_t in = NULL, sigd = NULL;
-	gpgme_sign_result_t res;
-	gpgme_key_t k = NULL;
-	gpgme_error_t e;
 	const char *const *c;
-	const char *armor, *q;
-	char *mem = NULL;
-	size_t n = 0, off, nc = 0;
-	int rc = PA_ERROR;
+	const char *q;
+	size_t nc = 0;
 
-	sbuf_reset(out);
-	if (len > PGP_DOC_MAX) {
-		pa_err_set(err, "text to sign of %zu bytes is over the limit of %u",
-		    len, PGP_DOC_MAX);
-		return PA_ETOOBIG;
-	}
 	for (c = comments; c && *c; c++, nc++) {
 		for (q = *c; *q; q++)
 			if ((unsigned char)*q < 0x20 || *q == 0x7f)
@@ -475,24 +467,91 @@ pgp_clearsign(struct pgp *p, const char *key, const char *text, size_t len,
 			return PA_ERROR;
 		}
 	}
+	return 0;
+}
+
+/* choose_signer - sign with the secret key `key', or GnuPG's default */
+static int
+choose_signer(struct pgp *p, const char *key, struct pa_err *err)
+{
+	gpgme_key_t k = NULL;
+	gpgme_error_t e;
+
 	gpgme_signers_clear(p->ctx);
-	if (key) {
-		if ((e = gpgme_get_key(p->ctx, key, &k, 1)) != 0) {
-			pa_err_set(err, "no secret key %s in GnuPG home %s%s%s",
-			    key, p->home,
-			    gpg_err_code(e) == GPG_ERR_EOF ? "" : ": ",
-			    gpg_err_code(e) == GPG_ERR_EOF ? "" :
-			    gpgme_strerror(e));
-			return PA_ERROR;
-		}
-		e = gpgme_signers_add(p->ctx, k);
-		gpgme_key_unref(k);
-		if (e != 0) {
-			pa_err_set(err, "cannot sign with key %s: %s", key,
-			    gpgme_strerror(e));
-			return PA_ERROR;
-		}
+	if (key == NULL)
+		return 0;
+	if ((e = gpgme_get_key(p->ctx, key, &k, 1)) != 0) {
+		pa_err_set(err, "no secret key %s in GnuPG home %s%s%s", key,
+		    p->home, gpg_err_code(e) == GPG_ERR_EOF ? "" : ": ",
+		    gpg_err_code(e) == GPG_ERR_EOF ? "" : gpgme_strerror(e));
+		return PA_ERROR;
 	}
+	e = gpgme_signers_add(p->ctx, k);
+	gpgme_key_unref(k);
+	if (e != 0) {
+		pa_err_set(err, "cannot sign with key %s: %s", key,
+		    gpgme_strerror(e));
+		return PA_ERROR;
+	}
+	return 0;
+}
+
+/*
+ * add_comments - GnuPG's clearsigned text into out, with the comments as
+ * armor headers right after the armor line, where they are not signed
+ */
+static int
+add_comments(struct sbuf *out, const char *mem, size_t n,
+    const char *const *comments, struct pa_err *err)
+{
+	const char *const *c;
+	const char *armor = NULL, *q;
+	size_t off;
+	int rc;
+
+	for (off = 0; mem && off < n; ) {
+		if ((armor = textline_word(mem, n, off, ARMOR_BEGIN)) != NULL)
+			break;
+		if ((q = memchr(mem + off, '\n', n - off)) == NULL)
+			break;
+		off = (size_t)(q - mem) + 1;
+	}
+	if (armor == NULL) {
+		pa_err_set(err, "GnuPG's clearsigned output has no signature "
+		    "armor");
+		return PA_ERROR;
+	}
+	sbuf_add(out, mem, (size_t)(armor - mem));
+	for (c = comments; c && *c; c++)
+		sbuf_addf(out, "Comment: %s%s", *c,
+		    armor - mem >= 2 && armor[-2] == '\r' ? "\r\n" : "\n");
+	sbuf_add(out, armor, n - (size_t)(armor - mem));
+	if ((rc = sbuf_failed(out)) != 0)
+		pa_err_set(err, "the signed document does not fit: %s",
+		    pa_strerror(rc));
+	return rc;
+}
+
+int
+pgp_clearsign(struct pgp *p, const char *key, const char *text, size_t len,
+    const char *const *comments, struct sbuf *out, struct pa_err *err)
+{
+	gpgme_data_t in = NULL, sigd = NULL;
+	gpgme_sign_result_t res;
+	gpgme_error_t e;
+	char *mem = NULL;
+	size_t n = 0;
+	int rc = PA_ERROR;
+
+	sbuf_reset(out);
+	if (len > PGP_DOC_MAX) {
+		pa_err_set(err, "text to sign of %zu bytes is over the limit of %u",
+		    len, PGP_DOC_MAX);
+		return PA_ETOOBIG;
+	}
+	if (comments_fit(comments, err) != 0 ||
+	    choose_signer(p, key, err) != 0)
+		goto out;
 	if ((e = gpgme_data_new_from_mem(&in, text, len, 0)) != 0 ||
 	    (e = gpgme_data_new(&sigd)) != 0) {
 		pa_err_set(err, "GPGME: %s", gpgme_strerror(e));
@@ -518,28 +577,7 @@ pgp_clearsign(struct pgp *p, const char *key, const char *text, size_t len,
 	}
 	mem = gpgme_data_release_and_get_mem(sigd, &n);
 	sigd = NULL;
-	/* Armor headers go right after the armor line; they are not signed. */
-	armor = NULL;
-	for (off = 0; mem && off < n; ) {
-		if ((armor = textline_word(mem, n, off, ARMOR_BEGIN)) != NULL)
-			break;
-		if ((q = memchr(mem + off, '\n', n - off)) == NULL)
-			break;
-		off = (size_t)(q - mem) + 1;
-	}
-	if (armor == NULL) {
-		pa_err_set(err, "GnuPG's clearsigned output has no signature "
-		    "armor");
-		goto out;
-	}
-	sbuf_add(out, mem, (size_t)(armor - mem));
-	for (c = comments; c && *c; c++)
-		sbuf_addf(out, "Comment: %s%s", *c,
-		    armor - mem >= 2 && armor[-2] == '\r' ? "\r\n" : "\n");
-	sbuf_add(out, armor, n - (size_t)(armor - mem));
-	if ((rc = sbuf_failed(out)) != 0)
-		pa_err_set(err, "the signed document does not fit: %s",
-		    pa_strerror(rc));
+	rc = add_comments(out, mem, n, comments, err);
 out:
 	if (mem)
 		gpgme_free(mem);
