@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * cli.h - the patchattest command: its subcommands and the helpers they
- * share (main.c).
+ * cli.h - the patchattest command: its subcommands (cmd-NAME.c), dispatched
+ * by main.c, and the helpers they share (options.c, input.c).
  *
  * Each subcommand is "int cmd_NAME(int argc, char **argv)" with argv[0]
  * the subcommand's name; it returns the exit status.  Subcommands report

@@ -369,6 +369,9 @@ cb_eom(SMFICTX *ctx)
 		message_end(c);
 		return rc;
 	}
+	/* Cut short by something else: a new handle, as soon as may be. */
+	if (state_index_damaged())
+		worker_request_reopen();
 	rc = conclude(ctx, c, &d);
 	message_end(c);
 	return rc;

@@ -62,6 +62,7 @@ int			 state_reload(const char *path, const char *socket);
 void			 state_reopen_index(void);
 void			 state_index_made(void);
 struct attindex		*state_index(void);
+int			 state_index_damaged(void);	/* cut short */
 extern atomic_long	 state_in_flight;	/* messages being received */
 
 /* worker.c: the background thread */

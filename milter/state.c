@@ -16,6 +16,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,7 +277,6 @@ decider_get(struct generation **g, struct pa_err *err)
 static void
 decider_put(struct decider *dc, struct generation *g)
 {
-	struct decider **grown;
 	struct generation *was = g;
 
 	pthread_mutex_lock(&pool_lock);
@@ -284,13 +284,8 @@ decider_put(struct decider *dc, struct generation *g)
 		decider_rebind(dc, &current->cf);
 		g = current;
 	}
-	if (g == current && pool_len == pool_cap &&
-	    (grown = realloc(pool, (pool_cap * 2 + 8) *
-	    sizeof(*pool))) != NULL) {
-		pool = grown;
-		pool_cap = pool_cap * 2 + 8;
-	}
-	if (g == current && pool_len < pool_cap) {
+	/* No room for it (out of memory): it is freed, not pooled. */
+	if (g == current && GROW(pool, pool_len, pool_cap, 8, SIZE_MAX) == 0) {
 		pool[pool_len++] = dc;
 		dc = NULL;
 	}
@@ -327,12 +322,20 @@ state_decide(const struct mailmsg *msg, time_t now, struct decision *d)
 	else
 		fault = index_why;
 	decide_end(dc, fault ? NULL : index_handle, fault, d);
-	/* Cut short by something else: a new handle, as soon as may be. */
-	if (attindex_damaged(index_handle))
-		worker_request_reopen();
 	pthread_rwlock_unlock(&index_lock);
 	decider_put(dc, g);
 	return 0;
+}
+
+int
+state_index_damaged(void)
+{
+	int damaged;
+
+	pthread_rwlock_rdlock(&index_lock);
+	damaged = attindex_damaged(index_handle);
+	pthread_rwlock_unlock(&index_lock);
+	return damaged;
 }
 
 struct attindex *

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * archive-int - what archive.c shares with the reader of each kind of
- * archive (archive-pi.c, archive-maildir.c, archive-mbox.c).  Private to
- * the archive files; callers use archive.h.
+ * archive (archive-pi.c, archive-maildir.c, archive-mbox.c), and the
+ * helpers the readers use (archive-kind.c).  Private to the archive
+ * files; callers use archive.h.
  *
  * Each kind is one row, a struct archive_kind: a probe (does the path
  * look like this kind?), open, next and close.  archive_open() walks the

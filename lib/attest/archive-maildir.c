@@ -150,7 +150,6 @@ md_list(struct archive *a, struct maildir *m, int sub, int have,
 	struct md_file *f;
 	struct dirent *de;
 	struct stat st;
-	size_t alloc;
 	int64_t mt;
 	DIR *d;
 	int fd, rc = 0;
@@ -186,14 +185,8 @@ md_list(struct archive *a, struct maildir *m, int sub, int have,
 			rc = PA_ETOOBIG;
 			break;
 		}
-		if (m->nfiles == m->afiles) {
-			alloc = m->afiles ? m->afiles * 2 : 64;
-			f = reallocarray(m->files, alloc, sizeof(*f));
-			if (f == NULL)
-				goto nomem;
-			m->files = f;
-			m->afiles = alloc;
-		}
+		if (GROW(m->files, m->nfiles, m->afiles, 64, MD_MAX_FILES) != 0)
+			goto nomem;
 		f = &m->files[m->nfiles];
 		if ((f->name = strdup(de->d_name)) == NULL)
 			goto nomem;

@@ -36,6 +36,7 @@
 #include <git2.h>
 
 #include "archive-int.h"
+#include "base.h"
 
 #define PI_MAX_EPOCHS	100000		/* git/N.git folders taken */
 #define PI_MAX_DIGITS	9		/* in N */
@@ -236,16 +237,11 @@ pi_list(struct archive *a, struct pi *p, struct pa_err *err)
 			rc = PA_ETOOBIG;
 			break;
 		}
-		if (p->nepochs == alloc) {
-			alloc = alloc ? alloc * 2 : 16;
-			if ((ep = reallocarray(p->epochs, alloc,
-			    sizeof(*ep))) == NULL) {
-				pa_err_set(err, "archive %s: %s", a->path,
-				    pa_strerror(PA_ENOMEM));
-				rc = PA_ENOMEM;
-				break;
-			}
-			p->epochs = ep;
+		if ((rc = GROW(p->epochs, p->nepochs, alloc, 16,
+		    PI_MAX_EPOCHS)) != 0) {
+			pa_err_set(err, "archive %s: %s", a->path,
+			    pa_strerror(rc));
+			break;
 		}
 		ep = &p->epochs[p->nepochs++];
 		ep->n = n;

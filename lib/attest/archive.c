@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,29 +31,6 @@ static int	archive_pick(const struct archive_kind **, const char *,
 static int	archive_copy_marks(struct archive *,
 		    const struct archive_mark *, size_t);
 static int	archive_mark_ok(const struct archive_mark *);
-
-void
-archive_skip(struct archive_entry *e, const char *fmt, ...)
-{
-	va_list ap;
-
-	e->op = ARCHIVE_SKIP;
-	e->data = "";
-	e->len = 0;
-	va_start(ap, fmt);
-	vsnprintf(e->why, sizeof(e->why), fmt, ap);
-	va_end(ap);
-}
-
-void
-archive_where(struct archive_entry *e, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(e->where, sizeof(e->where), fmt, ap);
-	va_end(ap);
-}
 
 /* archive_pick - the kind for path: the first row of type whose probe agrees */
 static int
@@ -113,48 +89,6 @@ archive_copy_marks(struct archive *a, const struct archive_mark *marks,
 	for (i = 0; i < n; i++)
 		if (archive_mark_ok(&marks[i]))
 			a->in[a->nin++] = marks[i];
-	return 0;
-}
-
-const char *
-archive_mark_in(const struct archive *a, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < a->nin; i++)
-		if (strcmp(a->in[i].name, name) == 0)
-			return a->in[i].value;
-	return NULL;
-}
-
-int
-archive_mark_set(struct archive *a, const char *name, const char *value)
-{
-	struct archive_mark *m;
-	size_t i, nlen, vlen, alloc;
-
-	nlen = strlen(name);
-	vlen = strlen(value);
-	if (nlen == 0 || nlen >= sizeof(m->name) || vlen >= sizeof(m->value))
-		return PA_ERROR;
-	for (i = 0; i < a->nmarks; i++)
-		if (strcmp(a->marks[i].name, name) == 0)
-			break;
-	if (i == a->amarks) {
-		alloc = a->amarks ? a->amarks * 2 : 4;
-		if ((m = reallocarray(a->marks, alloc, sizeof(*m))) == NULL)
-			return PA_ENOMEM;
-		a->marks = m;
-		a->amarks = alloc;
-	}
-	m = &a->marks[i];
-	if (i == a->nmarks) {
-		memset(m, 0, sizeof(*m));
-		memcpy(m->name, name, nlen + 1);
-		a->nmarks++;
-	}
-	memset(m->value, 0, sizeof(m->value));
-	memcpy(m->value, value, vlen + 1);
 	return 0;
 }
 
