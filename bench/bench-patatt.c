@@ -205,7 +205,7 @@ valid(struct patatt *pt, struct mailmsg *m, const char *what)
 		bench_die(what, err.msg);
 	if (r.n == 1 && r.sig[0].result == PATATT_VALID)
 		return 1;
-	fprintf(stderr, "bench-patatt: %s: %s: %s\n", what,
+	fprintf(bench_err, "bench-patatt: %s: %s: %s\n", what,
 	    r.n ? patatt_result_name(r.sig[0].result) : "nosig",
 	    r.n ? r.sig[0].detail : "no signature found");
 	return 0;
@@ -462,6 +462,7 @@ main(int argc, char **argv)
 	int c, keep = 0;
 
 	bench_name = "bench-patatt";
+	bench_quiet();
 	while ((c = getopt(argc, argv, "kn:p:g:K:s:c:")) != -1)
 		switch (c) {
 		case 'k':
@@ -552,7 +553,7 @@ main(int argc, char **argv)
 		bench_die(tmp, strerror(errno));
 	return 0;
 usage:
-	fprintf(stderr, "usage: bench-patatt [-k] [-n CHECKS] [-p PGPCHECKS] "
+	fprintf(bench_err, "usage: bench-patatt [-k] [-n CHECKS] [-p PGPCHECKS] "
 	    "[-g GPGCHECKS] [-K KEYS] [-s SIGNERS] [-c CORPUS]... PATCH...\n");
 	return 2;
 }

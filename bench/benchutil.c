@@ -16,11 +16,20 @@
 #include "benchutil.h"
 
 const char *bench_name = "bench";
+FILE *bench_err;
+
+void
+bench_quiet(void)
+{
+	if ((bench_err = pa_divert_stderr(NULL)) == NULL)
+		bench_err = stderr;
+}
 
 void
 bench_die(const char *what, const char *why)
 {
-	fprintf(stderr, "%s: %s: %s\n", bench_name, what, why);
+	fprintf(bench_err ? bench_err : stderr, "%s: %s: %s\n", bench_name,
+	    what, why);
 	exit(1);
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * benchutil - what every benchmark program needs: dying with a message,
+ * keeping the libraries quiet,
  * a monotonic clock, a bounded number from the command line, latency
  * percentiles, removing a scratch directory, reading and writing files,
  * running a program.
@@ -9,11 +10,20 @@
 #define PA_BENCHUTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "base.h"
 
 /* The program's name in messages; each benchmark sets it first. */
 extern const char	*bench_name;
+
+/*
+ * bench_err - where the benchmark's own messages go: standard error, or
+ * after bench_quiet() the real one while the libraries' chatter (librnp
+ * says every key it misses) goes nowhere
+ */
+extern FILE		*bench_err;
+void		 bench_quiet(void);
 
 void		 bench_die(const char *what, const char *why)
 		    __attribute__((noreturn));
