@@ -78,7 +78,8 @@ keyfiles(struct patatt *pt)
 		memset(big, 'A', len);
 		big[len] = '\0';
 		put_key(ring_rel, big);
-		if (expect(pt, &msg, PATATT_ERROR, "key file of %zu bytes", len))
+		if (expect(pt, &msg, PATATT_KEYFAULT, "key file of %zu bytes",
+		    len))
 			tap_check(strstr(report.sig[0].detail, i == 0 ?
 			    "is not an ed25519 key" : "over") != NULL, "  %s",
 			    report.sig[0].detail);

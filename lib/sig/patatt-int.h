@@ -16,6 +16,7 @@
 #define PA_PATATT_INT_H
 
 #include <sys/types.h>
+#include <sys/stat.h>
 
 #include <pthread.h>
 #include <stddef.h>
@@ -148,43 +149,101 @@ int	patatt_key_ed25519(const char *s, size_t len, unsigned char pub[32]);
 /* patatt_key_openssh - the key blob of an "authorized_keys" line */
 int	patatt_key_openssh(const char *s, size_t len, struct sbuf *blob);
 /*
+ * A key file found in a keyring folder (patatt-keyfile.c): open, with
+ * what fstat() said of it, and its path inside folder number dir.
+ */
+struct patatt_located {
+	int		 fd;
+	struct stat	 st;
+	size_t		 dir;
+	char		 rel[PATATT_PATH_MAX];
+};
+
+/*
+ * patatt_keyfile_locate - the file for path (patatt_key_path()) or its
+ * by-hash path in the first of dirs[0..n) that has either, open into loc
+ * (the caller closes loc->fd): 0; PA_ENOTFOUND when no folder has a file
+ * of any kind there and all were searched; PA_ERROR, a fault, with err
+ * naming what (a folder that cannot be searched, a path that cannot be
+ * opened, not a regular file, over PATATT_KEYFILE_MAX); PA_ENOMEM.
+ */
+int	patatt_keyfile_locate(char *const *dirs, size_t n, const char *path,
+	    struct patatt_located *loc, struct pa_err *err);
+/*
+ * patatt_keyfile_holds - whether the folders hold a key file of any
+ * algorithm for identity (the selector's file, or a folder of the
+ * identity for other selectors): 1, 0, or PA_ERROR / PA_ENOMEM
+ */
+int	patatt_keyfile_holds(char *const *dirs, size_t n, const char *identity,
+	    const char *selector, struct pa_err *err);
+/* patatt_keyfile_read - the file at loc appended to file: 0 or a fault */
+int	patatt_keyfile_read(const struct patatt_located *loc,
+	    struct sbuf *file, struct pa_err *err);
+
+/*
  * A keyring file read and parsed (patatt-keyring.c): the key it holds for
  * algo, and the identity of the file it was read from.  Shared by
- * threads: read only, except pgp, which is used under the lock use.
+ * threads: read only once loading is 0, except pgp, which is used under
+ * the lock use.
  */
 struct patatt_keyfile {
-	char			*src;		/* the file's path */
-	uint64_t		 hash;		/* of src */
+	char			*path;		/* patatt_key_path(): the
+						   cache's key */
+	uint64_t		 hash;		/* of path */
 	enum patatt_algo	 algo;
-	int			 usable;	/* the file is a key of algo */
-	char			 why[160];	/* if not, why (or "") */
+	char			*src;		/* the file's full path */
+	const char		*rel;		/* its path in its folder */
+	int			 fault;		/* 0: a key of algo; else why
+						   says why it is refused */
+	char			 why[PATATT_DETAIL_MAX];
 	unsigned char		 ed[32];	/* ed25519 */
 	struct sbuf		 blob;		/* OpenSSH key blob */
 	struct openpgp_keys	*pgp;		/* OpenPGP keys */
 	pthread_mutex_t		 use;		/* held while pgp is used */
+	unsigned char		 sum[DIGEST_LEN];	/* SHA-256 of the bytes */
 	dev_t			 dev;
 	ino_t			 ino;
 	off_t			 size;
 	struct timespec		 mtime, ctime;
-	int			 cacheable;	/* not changed just before
-						   it was read */
+	int			 settled;	/* ctime old enough when read:
+						   the stat says it all */
+	int			 loading;	/* being parsed; wait on the
+						   keyring's loaded */
+	size_t			 cost;		/* estimated bytes held */
 	unsigned		 refs;		/* under the keyring's lock */
 	unsigned long		 last_use;
 };
 
-#define PATATT_KEYCACHE_MAX	256	/* key files kept parsed */
+/*
+ * patatt_keyfile_parse - the key of kf->algo in (data, len) into kf, and
+ * kf->cost: 0, PA_ENOMEM, or PA_EBADDOC with kf->why saying why the file
+ * is no key (or one refused by the limits of openpgp.h)
+ */
+int	patatt_keyfile_parse(struct patatt_keyfile *kf, const char *data,
+	    size_t len);
+
+#define PATATT_KEYCACHE_MAX	1024	/* key files kept parsed */
+#define PATATT_KEYCACHE_BYTES	(256u << 20)	/* their estimated memory */
+#define PATATT_PGP_COST		32	/* librnp's bytes per byte of an
+					   OpenPGP key file, about */
 
 /*
  * patatt_keyring_get - the key file for path (patatt_key_path()) in the
  * first keyring folder that has it or its by-hash path, parsed as a key of
- * algo (usable says whether it is one), from the cache while the file is
- * unchanged; held until patatt_keyring_put().  0, PA_ENOTFOUND,
- * PA_ETOOBIG (over PATATT_KEYFILE_MAX), PA_ENOMEM, PA_ERROR (why in err).
+ * algo, from the cache while the file is unchanged; held until
+ * patatt_keyring_put().  0; PA_ENOTFOUND (no file of any kind in any
+ * folder, every folder searched); PA_ENOMEM; PA_ERROR, a fault of the
+ * keyring (err names the file inside its folder): a folder that cannot
+ * be searched, a file that cannot be read, is not a regular file, is
+ * over PATATT_KEYFILE_MAX, or holds no key of algo.
  */
 int	patatt_keyring_get(struct patatt_keyring *, const char *path,
 	    enum patatt_algo algo, struct patatt_keyfile **out,
 	    struct pa_err *err);
 void	patatt_keyring_put(struct patatt_keyring *, struct patatt_keyfile *);
+/* patatt_keyring_holds - patatt_keyfile_holds() in kr's folders */
+int	patatt_keyring_holds(struct patatt_keyring *, const char *identity,
+	    const char *selector, struct pa_err *err);
 
 /*
  * The verifier (patatt.h): its keyring, GnuPG context and the buffers of
@@ -206,6 +265,8 @@ struct patatt {
 	char			*used;
 	size_t			 aused;
 	const char		*bad_msg;	/* the message fails for all */
+	int			 gnupg_default;	/* no home configured: GnuPG's
+						   default, if usable */
 	char			 from_id[PATATT_IDENTITY_MAX];
 };
 

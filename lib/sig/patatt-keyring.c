@@ -1,25 +1,38 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * patatt-keyring.c - patatt keyring folders, and the key files read from
- * them, kept while unchanged and shared by every thread.
+ * them (patatt-keyfile.c), kept parsed while unchanged and shared by
+ * every thread.
  *
  * A signer's key is asked for on every message they send, and the
- * kernel's keyring holds OpenPGP exports that take librnp tens of
- * milliseconds to load: read and parse each file once per process, then
- * answer from the cache while the file's device, inode, size, mtime and
- * ctime are what they were (one stat() per lookup).  A file changed less
- * than a second before it was read is read again next time: file times
- * advance in coarse ticks, and a second change in the same tick would not
- * show (git's "racy clean" problem).  Nor is a file dated in the future
- * kept.
+ * kernel's keyring holds OpenPGP exports that take librnp milliseconds
+ * to load: each file is parsed once per change, then answered from the
+ * cache while its device, inode, size, mtime and ctime are what they
+ * were.  A file whose ctime was under RACY_SECONDS old when it was read
+ * could change again within the same clock tick without showing it
+ * (git's "racy clean" problem): until it is older, each lookup reads it
+ * again and compares its SHA-256, parsing only what differs.  The ctime
+ * is the kernel's clock, so a file dated ahead by touch(1) is settled a
+ * second after it is written, and never parsed more than once.
  *
- * Files are parsed outside the cache's lock, so a slow OpenPGP export
- * holds up nobody else; two threads meeting a new file at once may both
- * parse it, and the later copy replaces the earlier.  Entries are counted
- * references: the table holds one, each caller between get and put
- * another, so an entry evicted or replaced while in use lives until it is
- * put back.  The table holds PATATT_KEYCACHE_MAX entries; the least
- * recently used one makes room.
+ * One parse per change for the whole process: the first thread to meet
+ * a new file puts a loading entry in the table and parses it outside the
+ * lock; the others wait for it (kr->loaded) instead of parsing it too.
+ * A file that is no key, or one refused by a limit, is kept the same way
+ * with its fault, so it costs one parse per change too.
+ *
+ * Entries are counted references: the table holds one, each caller
+ * between get and put another, so an entry evicted or replaced while in
+ * use lives until it is put back.  The table holds at most
+ * PATATT_KEYCACHE_MAX entries and PATATT_KEYCACHE_BYTES of estimated
+ * memory; to make room, the least recently used of a few entries picked
+ * at random goes, which keeps most hits when more signers come round in
+ * turn than the table holds (strict LRU would then miss every time).
+ *
+ * A key file that vanished since it was last read (git checks a file out
+ * by removing it and writing it anew) is looked for once more after a
+ * short pause, and so is one that changed under RACY_SECONDS ago and
+ * could not be read or parsed, before either is believed.
  */
 #include "config.h"
 
@@ -27,7 +40,6 @@
 #include <sys/stat.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -43,32 +55,45 @@
 #include "base.h"
 
 #define RACY_SECONDS	1
+#define RETRY_PAUSE_MS	50	/* before a vanished or half-written file
+				   is looked at again */
+#define EVICT_SAMPLE	8	/* entries compared to choose a victim */
 
 struct patatt_keyring {
 	atomic_int		  refs;		/* holders, from new to free */
 	char			**dirs;
 	size_t			  ndirs;
-	pthread_mutex_t		  lock;		/* the table and the refs */
+	pthread_mutex_t		  lock;		/* the table, refs, stats */
+	pthread_cond_t		  loaded;	/* an entry finished loading */
 	struct patatt_keyfile	**slot;
 	size_t			  n;
+	size_t			  bytes;	/* cost of the entries */
 	unsigned long		  clock;
+	uint64_t		  rand;		/* eviction's choices */
+	struct patatt_cache_stats stats;
 };
 
 static uint64_t	 path_hash(const char *);
-static int	 find_file(const struct patatt_keyring *, const char *,
-		    char *, size_t, struct stat *, struct pa_err *);
-static int	 read_file(const char *, struct sbuf *, struct stat *,
-		    struct pa_err *);
 static int	 same_file(const struct patatt_keyfile *, const struct stat *);
-static int	 older(const struct timespec *, const struct timespec *);
 static int	 settled(const struct stat *);
-static int	 parse(struct patatt_keyfile *, const struct sbuf *);
-static struct patatt_keyfile *keyfile_read(const char *, uint64_t,
-		    enum patatt_algo, struct pa_err *, int *);
 static void	 keyfile_free(struct patatt_keyfile *);
+static void	 unref(struct patatt_keyfile *);
 static size_t	 slot_of(const struct patatt_keyring *, const char *,
 		    uint64_t, enum patatt_algo);
-static void	 unref(struct patatt_keyfile *);
+static void	 drop(struct patatt_keyring *, size_t);
+static void	 make_room(struct patatt_keyring *, const struct patatt_keyfile *);
+static struct patatt_keyfile *hold_ready(struct patatt_keyring *,
+		    struct patatt_keyfile *);
+static struct patatt_keyfile *keyfile_new(const struct patatt_keyring *,
+		    const char *, uint64_t, enum patatt_algo,
+		    const struct patatt_located *);
+static int	 read_sum(const struct patatt_located *, struct sbuf *,
+		    unsigned char [DIGEST_LEN], struct pa_err *);
+static int	 cached(struct patatt_keyring *, const char *, enum patatt_algo,
+		    const struct patatt_located *, struct patatt_keyfile **,
+		    struct pa_err *);
+static int	 known(struct patatt_keyring *, const char *, int);
+static void	 pause_briefly(void);
 
 int
 patatt_keyring_new(struct patatt_keyring **out, char *const *dirs, size_t n,
@@ -100,7 +125,9 @@ patatt_keyring_new(struct patatt_keyring **out, char *const *dirs, size_t n,
 		if ((kr->dirs[kr->ndirs] = strdup(dirs[kr->ndirs])) == NULL)
 			goto nomem;
 	pthread_mutex_init(&kr->lock, NULL);
+	pthread_cond_init(&kr->loaded, NULL);
 	atomic_init(&kr->refs, 1);
+	kr->rand = 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)kr;
 	*out = kr;
 	return 0;
 nomem:
@@ -126,6 +153,7 @@ patatt_keyring_free(struct patatt_keyring *kr)
 		unref(kr->slot[i]);
 	for (i = 0; i < kr->ndirs; i++)
 		free(kr->dirs[i]);
+	pthread_cond_destroy(&kr->loaded);
 	pthread_mutex_destroy(&kr->lock);
 	free(kr->dirs);
 	free(kr->slot);
@@ -155,6 +183,26 @@ patatt_keyring_relative(const struct patatt_keyring *kr, const char *src)
 	return src;
 }
 
+void
+patatt_keyring_stats(struct patatt_keyring *kr, struct patatt_cache_stats *st)
+{
+	pthread_mutex_lock(&kr->lock);
+	*st = kr->stats;
+	st->entries = kr->n;
+	st->bytes = kr->bytes;
+	pthread_mutex_unlock(&kr->lock);
+}
+
+int
+patatt_keyring_holds(struct patatt_keyring *kr, const char *identity,
+    const char *selector, struct pa_err *err)
+{
+	if (kr == NULL)
+		return 0;
+	return patatt_keyfile_holds(kr->dirs, kr->ndirs, identity, selector,
+	    err);
+}
+
 /* path_hash - FNV-1a, to skip most string compares in the table */
 static uint64_t
 path_hash(const char *s)
@@ -164,71 +212,6 @@ path_hash(const char *s)
 	for (; *s != '\0'; s++)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
 	return h;
-}
-
-/*
- * find_file - the first of DIR/path and DIR/<by-hash path>, folder by
- * folder, that exists, into src (stat in st): 0, PA_ENOTFOUND, PA_ERROR
- */
-static int
-find_file(const struct patatt_keyring *kr, const char *path, char *src,
-    size_t size, struct stat *st, struct pa_err *err)
-{
-	char byhash[PATATT_PATH_MAX];
-	size_t d;
-	int i, rc;
-
-	if ((rc = patatt_key_byhash(byhash, sizeof(byhash), path)) != 0)
-		return rc == PA_ENOMEM ? rc : PA_ENOTFOUND;
-	for (d = 0; d < kr->ndirs; d++)
-		for (i = 0; i < 2; i++) {
-			if ((size_t)snprintf(src, size, "%s/%s", kr->dirs[d],
-			    i == 0 ? path : byhash) >= size)
-				continue;
-			if (stat(src, st) == 0)
-				return 0;
-			if (errno != ENOENT && errno != ENOTDIR) {
-				pa_err_set(err, "key file %s: %s", src,
-				    strerror(errno));
-				return PA_ERROR;
-			}
-		}
-	return PA_ENOTFOUND;
-}
-
-/* read_file - a regular file of at most PATATT_KEYFILE_MAX bytes */
-static int
-read_file(const char *path, struct sbuf *out, struct stat *st,
-    struct pa_err *err)
-{
-	int fd, rc;
-
-	if ((fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK)) < 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return PA_ENOTFOUND;
-		pa_err_set(err, "key file %s: %s", path, strerror(errno));
-		return PA_ERROR;
-	}
-	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
-		close(fd);
-		pa_err_set(err, "key file %s: not a regular file", path);
-		return PA_ERROR;
-	}
-	if (st->st_size > (off_t)PATATT_KEYFILE_MAX) {
-		close(fd);
-		pa_err_set(err, "key file %s: over %u bytes", path,
-		    PATATT_KEYFILE_MAX);
-		return PA_ETOOBIG;
-	}
-	if ((rc = sbuf_read_fd(out, fd)) == PA_ETOOBIG)
-		pa_err_set(err, "key file %s: over %u bytes", path,
-		    PATATT_KEYFILE_MAX);
-	else if (rc == PA_ERROR)
-		pa_err_set(err, "key file %s: %s", path, strerror(errno));
-	else if (rc != 0)
-		pa_err_set(err, "key file %s: %s", path, pa_strerror(rc));
-	close(fd);
-	return rc;
 }
 
 static int
@@ -242,14 +225,7 @@ same_file(const struct patatt_keyfile *kf, const struct stat *st)
 	    kf->ctime.tv_nsec == st->st_ctim.tv_nsec;
 }
 
-static int
-older(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec < b->tv_sec ||
-	    (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
-
-/* settled - the file's times are over RACY_SECONDS in the past */
+/* settled - the file's last change is over RACY_SECONDS ago (kernel time) */
 static int
 settled(const struct stat *st)
 {
@@ -257,86 +233,15 @@ settled(const struct stat *st)
 
 	if (clock_gettime(CLOCK_REALTIME, &now) != 0)
 		return 0;
-	now.tv_sec -= RACY_SECONDS;
-	return older(&st->st_mtim, &now) && older(&st->st_ctim, &now);
-}
-
-/*
- * parse - the key of kf->algo in file: PA_ENOMEM, else 0 with kf->usable
- * set, and why it is not in kf->why
- */
-static int
-parse(struct patatt_keyfile *kf, const struct sbuf *file)
-{
-	struct pa_err err;
-	int rc;
-
-	switch (kf->algo) {
-	case PATATT_ED25519:
-		rc = patatt_key_ed25519(file->buf, file->len, kf->ed);
-		break;
-	case PATATT_OPENSSH:
-		rc = patatt_key_openssh(file->buf, file->len, &kf->blob);
-		break;
-	case PATATT_OPENPGP:
-		err.msg[0] = '\0';
-		rc = openpgp_keys_load(&kf->pgp, file->buf, file->len, &err);
-		if (rc == PA_EBADDOC)
-			snprintf(kf->why, sizeof(kf->why), "%s", err.msg);
-		break;
-	default:
-		rc = -1;
-		break;
-	}
-	if (rc == PA_ENOMEM)
-		return rc;
-	kf->usable = rc == 0;
-	return 0;
-}
-
-/*
- * keyfile_read - src read and parsed as a key of algo, with one
- * reference; NULL with *rc and err set
- */
-static struct patatt_keyfile *
-keyfile_read(const char *src, uint64_t hash, enum patatt_algo algo,
-    struct pa_err *err, int *rc)
-{
-	struct patatt_keyfile *kf;
-	struct sbuf file;
-	struct stat st;
-
-	if ((kf = calloc(1, sizeof(*kf))) == NULL ||
-	    (kf->src = strdup(src)) == NULL) {
-		free(kf);
-		*rc = PA_ENOMEM;
-		return NULL;
-	}
-	kf->hash = hash;
-	kf->algo = algo;
-	kf->refs = 1;
-	sbuf_init(&kf->blob, PATATT_KEYFILE_MAX);
-	pthread_mutex_init(&kf->use, NULL);
-	sbuf_init(&file, PATATT_KEYFILE_MAX);
-	if ((*rc = read_file(src, &file, &st, err)) == 0)
-		*rc = parse(kf, &file);
-	sbuf_release(&file);
-	if (*rc != 0) {
-		keyfile_free(kf);
-		return NULL;
-	}
-	kf->dev = st.st_dev;
-	kf->ino = st.st_ino;
-	kf->size = st.st_size;
-	kf->mtime = st.st_mtim;
-	kf->ctime = st.st_ctim;
-	kf->cacheable = settled(&st);
-	return kf;
+	return st->st_ctim.tv_sec + RACY_SECONDS < now.tv_sec ||
+	    (st->st_ctim.tv_sec + RACY_SECONDS == now.tv_sec &&
+	    st->st_ctim.tv_nsec < now.tv_nsec);
 }
 
 static void
 keyfile_free(struct patatt_keyfile *kf)
 {
+	free(kf->path);
 	free(kf->src);
 	sbuf_release(&kf->blob);
 	openpgp_keys_free(kf->pgp);
@@ -352,70 +257,272 @@ unref(struct patatt_keyfile *kf)
 		keyfile_free(kf);
 }
 
-/* slot_of - the table index of (src, algo), or kr->n */
+/* slot_of - the table index of (path, algo), or kr->n */
 static size_t
-slot_of(const struct patatt_keyring *kr, const char *src, uint64_t hash,
+slot_of(const struct patatt_keyring *kr, const char *path, uint64_t hash,
     enum patatt_algo algo)
 {
 	size_t i;
 
 	for (i = 0; i < kr->n; i++)
 		if (kr->slot[i]->hash == hash && kr->slot[i]->algo == algo &&
-		    strcmp(kr->slot[i]->src, src) == 0)
+		    strcmp(kr->slot[i]->path, path) == 0)
 			break;
 	return i;
+}
+
+/* drop - entry i out of the table (the lock held) */
+static void
+drop(struct patatt_keyring *kr, size_t i)
+{
+	struct patatt_keyfile *kf = kr->slot[i];
+
+	kr->bytes -= kf->cost;
+	kr->slot[i] = kr->slot[--kr->n];
+	unref(kf);
+}
+
+/*
+ * make_room - entries out until one more fits in count and bytes, keep
+ * excepted: of EVICT_SAMPLE entries picked at random (xorshift), the
+ * least recently used, loading ones spared (the lock held)
+ */
+static void
+make_room(struct patatt_keyring *kr, const struct patatt_keyfile *keep)
+{
+	size_t i, k, victim;
+
+	while (kr->n > 0 && (kr->n >= PATATT_KEYCACHE_MAX ||
+	    kr->bytes > PATATT_KEYCACHE_BYTES)) {
+		victim = kr->n;
+		for (k = 0; k < EVICT_SAMPLE; k++) {
+			kr->rand ^= kr->rand << 13;
+			kr->rand ^= kr->rand >> 7;
+			kr->rand ^= kr->rand << 17;
+			i = (size_t)(kr->rand % kr->n);
+			if (kr->slot[i] == keep || kr->slot[i]->loading)
+				continue;
+			if (victim == kr->n ||
+			    kr->slot[i]->last_use < kr->slot[victim]->last_use)
+				victim = i;
+		}
+		if (victim == kr->n)
+			break;	/* only busy entries met: over for a while */
+		drop(kr, victim);
+		kr->stats.evictions++;
+	}
+}
+
+/* hold_ready - kf held, once its loading is over (the lock held) */
+static struct patatt_keyfile *
+hold_ready(struct patatt_keyring *kr, struct patatt_keyfile *kf)
+{
+	kf->refs++;
+	if (kf->loading)
+		kr->stats.waits++;
+	while (kf->loading)
+		pthread_cond_wait(&kr->loaded, &kr->lock);
+	kf->last_use = ++kr->clock;
+	return kf;
+}
+
+/* keyfile_new - an empty entry for the file at loc, as loading */
+static struct patatt_keyfile *
+keyfile_new(const struct patatt_keyring *kr, const char *path, uint64_t hash,
+    enum patatt_algo algo, const struct patatt_located *loc)
+{
+	struct patatt_keyfile *kf;
+	const char *dir = kr->dirs[loc->dir];
+	size_t size = strlen(dir) + strlen(loc->rel) + 2;
+
+	if ((kf = calloc(1, sizeof(*kf))) == NULL)
+		return NULL;
+	if ((kf->path = strdup(path)) == NULL ||
+	    (kf->src = malloc(size)) == NULL) {
+		free(kf->path);
+		free(kf);
+		return NULL;
+	}
+	snprintf(kf->src, size, "%s/%s", dir, loc->rel);
+	kf->rel = kf->src + strlen(dir) + 1;
+	kf->hash = hash;
+	kf->algo = algo;
+	kf->loading = 1;
+	sbuf_init(&kf->blob, PATATT_KEYFILE_MAX);
+	pthread_mutex_init(&kf->use, NULL);
+	kf->dev = loc->st.st_dev;
+	kf->ino = loc->st.st_ino;
+	kf->size = loc->st.st_size;
+	kf->mtime = loc->st.st_mtim;
+	kf->ctime = loc->st.st_ctim;
+	kf->settled = settled(&loc->st);
+	return kf;
+}
+
+/* read_sum - the file at loc into file, and its SHA-256 */
+static int
+read_sum(const struct patatt_located *loc, struct sbuf *file,
+    unsigned char sum[DIGEST_LEN], struct pa_err *err)
+{
+	int rc;
+
+	if ((rc = patatt_keyfile_read(loc, file, err)) != 0)
+		return rc;
+	return digest_sha256(sum, file->buf, file->len);
+}
+
+/*
+ * cached - the entry for the file at loc: from the table while the file
+ * is unchanged (waiting for a thread that is parsing it), else read,
+ * parsed and put in the table.  0 with *out held, PA_ENOMEM, or a fault
+ * of reading (PA_ERROR, err set).
+ */
+static int
+cached(struct patatt_keyring *kr, const char *path, enum patatt_algo algo,
+    const struct patatt_located *loc, struct patatt_keyfile **out,
+    struct pa_err *err)
+{
+	unsigned char sum[DIGEST_LEN];
+	struct patatt_keyfile *kf, *old;
+	uint64_t hash = path_hash(path);
+	struct sbuf file;
+	size_t i;
+	int rc;
+
+	pthread_mutex_lock(&kr->lock);
+	i = slot_of(kr, path, hash, algo);
+	old = i < kr->n ? kr->slot[i] : NULL;
+	if (old != NULL && same_file(old, &loc->st) &&
+	    (old->settled || old->loading)) {
+		*out = hold_ready(kr, old);
+		kr->stats.hits++;
+		pthread_mutex_unlock(&kr->lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&kr->lock);
+
+	sbuf_init(&file, PATATT_KEYFILE_MAX);
+	if ((rc = read_sum(loc, &file, sum, err)) != 0) {
+		sbuf_release(&file);
+		return rc;
+	}
+	pthread_mutex_lock(&kr->lock);
+	i = slot_of(kr, path, hash, algo);
+	old = i < kr->n ? kr->slot[i] : NULL;
+	if (old != NULL && same_file(old, &loc->st) && (old->loading ||
+	    memcmp(old->sum, sum, DIGEST_LEN) == 0)) {
+		/* racy, but the same bytes: no parse */
+		old->settled = old->settled || settled(&loc->st);
+		*out = hold_ready(kr, old);
+		kr->stats.hits++;
+		pthread_mutex_unlock(&kr->lock);
+		sbuf_release(&file);
+		return 0;
+	}
+	if ((kf = keyfile_new(kr, path, hash, algo, loc)) == NULL) {
+		pthread_mutex_unlock(&kr->lock);
+		sbuf_release(&file);
+		return PA_ENOMEM;
+	}
+	memcpy(kf->sum, sum, DIGEST_LEN);
+	if (old != NULL)
+		drop(kr, i);
+	make_room(kr, NULL);
+	kr->slot[kr->n++] = kf;
+	kf->refs = 2;			/* the table's and ours */
+	kf->last_use = ++kr->clock;
+	kr->stats.parses++;
+	pthread_mutex_unlock(&kr->lock);
+
+	rc = patatt_keyfile_parse(kf, file.buf, file.len);
+	sbuf_release(&file);
+	pthread_mutex_lock(&kr->lock);
+	kf->fault = rc;
+	kf->loading = 0;
+	if (rc == PA_ENOMEM && (i = slot_of(kr, path, hash, algo)) < kr->n &&
+	    kr->slot[i] == kf)
+		drop(kr, i);		/* not a fact about the file */
+	else if (rc != PA_ENOMEM) {
+		kr->bytes += kf->cost;
+		make_room(kr, kf);
+	}
+	pthread_cond_broadcast(&kr->loaded);
+	pthread_mutex_unlock(&kr->lock);
+	*out = kf;
+	return 0;
+}
+
+/*
+ * known - the table has entries for path (the file was there lately);
+ * forget: they go (the file is gone)
+ */
+static int
+known(struct patatt_keyring *kr, const char *path, int forget)
+{
+	uint64_t hash = path_hash(path);
+	size_t i;
+	int yes = 0;
+
+	pthread_mutex_lock(&kr->lock);
+	for (i = kr->n; i-- > 0; )
+		if (kr->slot[i]->hash == hash &&
+		    strcmp(kr->slot[i]->path, path) == 0) {
+			yes = 1;
+			if (forget && !kr->slot[i]->loading)
+				drop(kr, i);
+		}
+	pthread_mutex_unlock(&kr->lock);
+	return yes;
+}
+
+static void
+pause_briefly(void)
+{
+	struct timespec ts = { 0, RETRY_PAUSE_MS * 1000000L };
+
+	nanosleep(&ts, NULL);
 }
 
 int
 patatt_keyring_get(struct patatt_keyring *kr, const char *path,
     enum patatt_algo algo, struct patatt_keyfile **out, struct pa_err *err)
 {
-	char src[PATATT_PATH_MAX];
+	struct patatt_located loc;
 	struct patatt_keyfile *kf;
-	struct stat st;
-	uint64_t hash;
-	size_t i, lru;
-	int rc;
+	int again, rc;
 
 	*out = NULL;
 	if (kr == NULL)
 		return PA_ENOTFOUND;
-	if ((rc = find_file(kr, path, src, sizeof(src), &st, err)) != 0)
-		return rc;
-	hash = path_hash(src);
-	pthread_mutex_lock(&kr->lock);
-	i = slot_of(kr, src, hash, algo);
-	if (i < kr->n && kr->slot[i]->cacheable &&
-	    same_file(kr->slot[i], &st)) {
-		kf = kr->slot[i];
-		kf->refs++;
-		kf->last_use = ++kr->clock;
-		pthread_mutex_unlock(&kr->lock);
+	for (again = 1; ; again = 0) {
+		rc = patatt_keyfile_locate(kr->dirs, kr->ndirs, path, &loc, err);
+		if (rc == PA_ENOTFOUND && known(kr, path, !again) && again) {
+			pause_briefly();	/* a checkout rewriting it */
+			continue;
+		}
+		if (rc != 0)
+			return rc;
+		kf = NULL;
+		rc = cached(kr, path, algo, &loc, &kf, err);
+		if (rc != PA_ENOMEM && (rc != 0 || kf->fault != 0) && again &&
+		    !settled(&loc.st)) {
+			close(loc.fd);
+			patatt_keyring_put(kr, kf);
+			pause_briefly();	/* being written */
+			continue;
+		}
+		close(loc.fd);
+		if (rc != 0)
+			return rc;
+		if (kf->fault != 0) {
+			pa_err_set(err, "%s", kf->why);
+			rc = kf->fault == PA_ENOMEM ? PA_ENOMEM : PA_ERROR;
+			patatt_keyring_put(kr, kf);
+			return rc;
+		}
 		*out = kf;
 		return 0;
 	}
-	pthread_mutex_unlock(&kr->lock);
-
-	if ((kf = keyfile_read(src, hash, algo, err, &rc)) == NULL)
-		return rc;
-	pthread_mutex_lock(&kr->lock);
-	if ((i = slot_of(kr, src, hash, algo)) < kr->n)
-		unref(kr->slot[i]);		/* the older copy */
-	else if (kr->n < PATATT_KEYCACHE_MAX)
-		kr->n++;
-	else {
-		for (i = lru = 0; i < kr->n; i++)
-			if (kr->slot[i]->last_use < kr->slot[lru]->last_use)
-				lru = i;
-		unref(kr->slot[lru]);
-		i = lru;
-	}
-	kr->slot[i] = kf;
-	kf->refs++;			/* the table's */
-	kf->last_use = ++kr->clock;
-	pthread_mutex_unlock(&kr->lock);
-	*out = kf;
-	return 0;
 }
 
 void

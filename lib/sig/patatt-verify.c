@@ -247,7 +247,7 @@ verify_keyfile(struct patatt *pt, struct patatt_check *c,
 	case OPENPGP_NOKEY:
 		patatt_set(s, PATATT_NOKEY, "signed by %s, which is not a key "
 		    "of %s", os->fpr[0] ? os->fpr : "an unnamed key",
-		    s->keysrc);
+		    c->key->rel);
 		return 0;
 	case OPENPGP_BAD:
 		patatt_set(s, PATATT_BADSIG, "bad OpenPGP signature by %s",

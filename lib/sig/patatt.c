@@ -70,11 +70,14 @@ static const char *const result_names[] = {
 	[PATATT_OFFERED] = "offered",
 	[PATATT_BADSIG] = "badsig",
 	[PATATT_NOKEY] = "nokey",
+	[PATATT_KEYFAULT] = "keyfault",
 	[PATATT_ERROR] = "error",
 };
 
 static void	 parse_from(struct patatt *);
 static int	 offered(struct patatt *, struct patatt_sig *, const char *);
+static int	 no_gnupg_home(struct patatt *);
+static enum patatt_held held(struct patatt *, const struct patatt_sig *);
 static int	 find_key(struct patatt *, struct patatt_check *,
 		    struct patatt_sig *);
 static int	 verdict(struct patatt *, struct patatt_check *,
@@ -115,6 +118,7 @@ patatt_new(struct patatt **out, struct patatt_keyring *keys,
 	sbuf_init(&pt->sig, SIG_MAX);
 	sbuf_init(&pt->plain, PLAIN_MAX);
 	pt->keys = keys;
+	pt->gnupg_default = gnupg_home == NULL;
 	if ((rc = pgp_new(&pt->pgp, gnupg_home, TRUST_GPG, err)) != 0)
 		goto fail;
 	if (openpgp_keys_empty(&pt->nokeys) != 0) {
@@ -222,10 +226,41 @@ offered(struct patatt *pt, struct patatt_sig *s, const char *word)
 }
 
 /*
+ * no_gnupg_home - no GnuPG home was configured and GnuPG's default one
+ * cannot be used: patatt has no default keyring to fall back to either
+ */
+static int
+no_gnupg_home(struct patatt *pt)
+{
+	struct pgp_key key;
+	struct pa_err err;
+
+	return pt->gnupg_default && pgp_key(pt->pgp, NULL, pt->now, &key,
+	    &err) != 0;
+}
+
+/* held - whether the keyrings hold any key file for s's identity */
+static enum patatt_held
+held(struct patatt *pt, const struct patatt_sig *s)
+{
+	struct pa_err err;
+
+	switch (patatt_keyring_holds(pt->keys, s->identity, s->selector,
+	    &err)) {
+	case 0:
+		return PATATT_HELD_NONE;
+	case 1:
+		return PATATT_HELD_SOME;
+	default:
+		return PATATT_HELD_UNKNOWN;
+	}
+}
+
+/*
  * find_key - the keyring's key for the signature, else the offered one
  * (ed25519, OpenSSH), else for OpenPGP the GnuPG home's.  Returns
  * PA_ENOMEM, else 0 with s->result set when the verdict is already known
- * (ERROR, NOKEY); c->key is held when set.
+ * (ERROR, KEYFAULT, NOKEY); c->key is held when set.
  */
 static int
 find_key(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s)
@@ -235,6 +270,7 @@ find_key(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s)
 	int rc;
 
 	kerr.msg[0] = '\0';
+	s->held = PATATT_HELD_UNKNOWN;
 	rc = patatt_key_path(path, sizeof(path), c->word, s->identity,
 	    s->selector);
 	if (rc == -1) {
@@ -250,26 +286,26 @@ find_key(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s)
 	if (rc == PA_ENOMEM)
 		return rc;
 	if (rc != 0 && rc != PA_ENOTFOUND) {
-		patatt_set(s, PATATT_ERROR, "%s", kerr.msg);
+		patatt_set(s, PATATT_KEYFAULT, "%s", kerr.msg);
 		return 0;
 	}
 	s->result = PATATT_BADSIG;	/* until something verifies */
 	if (rc == 0) {
+		s->held = PATATT_HELD_SOME;
 		patatt_copy(s->keysrc, sizeof(s->keysrc), c->key->src,
 		    strlen(c->key->src));
 		c->from = PATATT_KEY_RING;
-		if (!c->key->usable)
-			patatt_set(s, PATATT_ERROR,
-			    "key file %s is not an %s key%s%s", s->keysrc,
-			    c->word, c->key->why[0] ? ": " : "", c->key->why);
-		else
-			memcpy(c->ed, c->key->ed, sizeof(c->ed));
+		memcpy(c->ed, c->key->ed, sizeof(c->ed));
 		return 0;
 	}
 	s->keysrc[0] = '\0';
-	if (s->algo == PATATT_OPENPGP)
+	s->held = held(pt, s);
+	if (s->algo == PATATT_OPENPGP && no_gnupg_home(pt))
+		patatt_set(s, PATATT_NOKEY, "%s/%s: no OpenPGP key file, and "
+		    "no GnuPG home", s->identity, s->selector);
+	else if (s->algo == PATATT_OPENPGP)
 		return 0;	/* the GnuPG home's keys */
-	if (s->algo == PATATT_ED25519 && s->offered[0] &&
+	else if (s->algo == PATATT_ED25519 && s->offered[0] &&
 	    patatt_key_ed25519(s->offered, strlen(s->offered), c->ed) == 0)
 		c->from = PATATT_KEY_OFFERED;
 	else if (s->algo == PATATT_OPENSSH && s->offered[0])
@@ -396,6 +432,7 @@ verify_field(struct patatt *pt, size_t fi, struct patatt_sig *s,
 	memset(&c, 0, sizeof(c));
 	s->result = PATATT_ERROR;
 	s->algo = PATATT_ALGO_UNKNOWN;
+	s->held = PATATT_HELD_UNKNOWN;
 	memcpy(s->selector, "default", sizeof("default"));
 	if (pt->bad_msg) {
 		patatt_set(s, PATATT_ERROR, "%s", pt->bad_msg);
@@ -414,7 +451,8 @@ verify_field(struct patatt *pt, size_t fi, struct patatt_sig *s,
 		return 0;
 	if ((rc = offered(pt, s, c.word)) == 0 &&
 	    (rc = find_key(pt, &c, s)) == 0 &&
-	    s->result != PATATT_ERROR && s->result != PATATT_NOKEY)
+	    s->result != PATATT_ERROR && s->result != PATATT_NOKEY &&
+	    s->result != PATATT_KEYFAULT)
 		rc = verdict(pt, &c, s, err);
 	if (c.key != NULL)
 		patatt_keyring_put(pt->keys, c.key);

@@ -19,7 +19,10 @@
  * OpenPGP (an export of one or more keys with their subkeys, checked in
  * this process by librnp, which judges the keys' validity).  An OpenPGP
  * signature whose identity has no file in any folder is checked with the
- * keys of a GnuPG home, as patatt falls back to the default keyring.  A
+ * keys of a GnuPG home, as patatt falls back to the default keyring: the
+ * one configured, else GnuPG's default when it can be used (without one
+ * the signature is NOKEY, as patatt says).  A keyring that cannot be
+ * read is KEYFAULT, never taken for a missing key.  A
  * key offered only by the message's own X-Developer-Key proves nothing:
  * when the keyrings have no key, an ed25519 or OpenSSH signature is
  * checked with the offered key and, if it verifies, reported as
@@ -65,6 +68,13 @@ enum patatt_result {
 				   unless trusted on first use) */
 	PATATT_BADSIG,		/* bh, the digest or the signature is wrong */
 	PATATT_NOKEY,		/* no key for the identity in the keyrings */
+	PATATT_KEYFAULT,	/* the keyrings cannot say: a folder missing
+				   or unreadable, the key file unreadable,
+				   not a regular file, too big, or no key
+				   (or one over the limits of openpgp.h);
+				   a fault of this server, not a verdict on
+				   the mail; detail names the file inside
+				   its folder */
 	PATATT_ERROR		/* unusable: no a=, unknown algorithm, no b=,
 				   b= not Base64, mailinfo fails (l= is
 				   never used: a body that does not hash
@@ -78,8 +88,21 @@ enum patatt_algo {
 	PATATT_ALGO_UNKNOWN
 };
 
+/*
+ * Whether the keyrings hold a key file of any algorithm for a signature's
+ * identity (its selector's file, or a folder of the identity), which
+ * settles whether a key the mail offers may be trusted on first use.
+ */
+enum patatt_held {
+	PATATT_HELD_NONE,	/* no file of any kind, every folder read */
+	PATATT_HELD_SOME,	/* a file of some algorithm */
+	PATATT_HELD_UNKNOWN	/* not looked for, or a folder or file
+				   could not be read */
+};
+
 struct patatt_sig {
 	enum patatt_result	 result;
+	enum patatt_held	 held;
 	enum patatt_algo	 algo;
 	char			 identity[PATATT_IDENTITY_MAX];	/* i=, or From */
 	char			 selector[64];			/* s=, "default" */
@@ -123,6 +146,17 @@ int		 patatt_keyring_new(struct patatt_keyring **,
  */
 struct patatt_keyring *patatt_keyring_hold(struct patatt_keyring *);
 void		 patatt_keyring_free(struct patatt_keyring *);
+/* What the cache of parsed key files has done (patatt_keyring_stats). */
+struct patatt_cache_stats {
+	unsigned long	 parses;	/* key files parsed */
+	unsigned long	 hits;		/* lookups answered from the cache */
+	unsigned long	 waits;		/* ... after waiting for a parse */
+	unsigned long	 evictions;	/* entries dropped to make room */
+	size_t		 entries, bytes;	/* now */
+};
+
+void		 patatt_keyring_stats(struct patatt_keyring *,
+		    struct patatt_cache_stats *);
 /* patatt_keyring_relative - a key file's path inside its folder */
 const char	*patatt_keyring_relative(const struct patatt_keyring *,
 		    const char *path);
@@ -151,7 +185,7 @@ int	patatt_check(struct patatt *, const struct mailmsg *, time_t now,
 
 /*
  * patatt_result_name - "valid", "key-expired", "offered", "badsig",
- * "nokey", "error"
+ * "nokey", "keyfault", "error"
  */
 const char	*patatt_result_name(enum patatt_result);
 

@@ -128,6 +128,10 @@ judge_signature(const struct patatt_context *j, const struct patatt_sig *s,
 		snprintf(c->reason, sizeof(c->reason), "%s", s->detail[0] ?
 		    s->detail : "no key for the signer");
 		return;
+	case PATATT_KEYFAULT:
+		c->result = VERDICT_TEMPERROR;
+		snprintf(c->reason, sizeof(c->reason), "%s", s->detail);
+		return;
 	case PATATT_ERROR:
 		c->result = VERDICT_NONE;
 		snprintf(c->reason, sizeof(c->reason), "%s", s->detail);
