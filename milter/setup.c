@@ -238,6 +238,30 @@ check_index(const struct origin *o, const char *path)
 	free(copy);
 }
 
+/*
+ * check_keyring - a PatattKeyring folder and the kind folders in it that
+ * the milter will search: a lookup below one it cannot is a fault
+ */
+static void
+check_keyring(const struct origin *o, const struct setting *set,
+    const char *dir)
+{
+	static const char *const kinds[] = { "openpgp", "ed25519", "openssh",
+		"by-hash" };
+	char path[4096], what[64];
+	struct stat st;
+	size_t k;
+
+	usable(o, set, dir, 1, R_OK, "");
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
+		    kinds[k]) >= sizeof(path) || lstat(path, &st) != 0)
+			continue;	/* none of that kind: nothing to read */
+		snprintf(what, sizeof(what), "its %s folder: ", kinds[k]);
+		usable(o, set, path, 1, R_OK, what);
+	}
+}
+
 /* check_paths - what the milter's user must find, read and write */
 static void
 check_paths(const struct origin *o)
@@ -262,7 +286,7 @@ check_paths(const struct origin *o)
 	for (i = 0; i < keyrings->n; i++) {
 		set = setting(o, "PatattKeyring", keyrings->v[i]);
 		set.line = keyrings->line[i];
-		usable(o, &set, keyrings->v[i], 1, R_OK, "");
+		check_keyring(o, &set, keyrings->v[i]);
 	}
 }
 
