@@ -125,6 +125,86 @@ test_load(void)
 	    "a truncated packet holds no key");
 }
 
+/*
+ * crafted - alice's export, then a subkey of hers (added at the first
+ * call) with its binding repeated copies times, as binary or armored
+ * (gpg --enarmor); NULL on failure
+ */
+static char *
+crafted(const char *alice, size_t copies, int armor, size_t *lenp)
+{
+	static int added;
+	char *bare = NULL, *full = NULL, *out = NULL;
+	size_t blen, flen, i;
+	FILE *f;
+
+	if (!added && (gpg(path_of("bare"), "--export", alice) != 0 ||
+	    gpg(NULL, "--passphrase", "", "--quick-add-key", alice, "ed25519",
+	    "sign", "never") != 0 ||
+	    gpg(path_of("full"), "--export", alice) != 0))
+		return NULL;
+	added = 1;
+	if ((bare = tap_read_file(path_of("bare"), &blen)) == NULL ||
+	    (full = tap_read_file(path_of("full"), &flen)) == NULL ||
+	    flen <= blen || memcmp(full, bare, blen) != 0 ||
+	    (f = fopen(path_of("crafted"), "wb")) == NULL)
+		goto out;
+	fwrite(bare, 1, blen, f);
+	for (i = 0; i < copies; i++)
+		fwrite(full + blen, 1, flen - blen, f);
+	if (fclose(f) != 0 || (armor && tap_run(path_of("crafted.asc"), "sh",
+	    "-c", "gpg --homedir \"$1\" --enarmor <\"$0\" | sed 's/PGP "
+	    "ARMORED FILE/PGP PUBLIC KEY BLOCK/'", path_of("crafted"), home,
+	    (char *)NULL) != 0))
+		goto out;
+	out = tap_read_file(path_of(armor ? "crafted.asc" : "crafted"), lenp);
+out:
+	free(bare);
+	free(full);
+	return out;
+}
+
+/*
+ * test_limits - key files with more subkeys than a key file may have
+ * are refused before librnp parses them, binary or armored; at the
+ * limit they load
+ */
+static void
+test_limits(const char *alice)
+{
+	static const size_t copies[] = { 3300, OPENPGP_SUBKEYS_MAX };
+	struct openpgp_keys *k;
+	struct pa_err err;
+	size_t i, len;
+	char *data;
+	int armor, rc;
+
+	for (i = 0; i < 2; i++)
+		for (armor = 0; armor < 2; armor++) {
+			k = NULL;
+			err.msg[0] = '\0';
+			if ((data = crafted(alice, copies[i], armor,
+			    &len)) == NULL) {
+				tap_check(0, "make a key file of %zu subkeys",
+				    copies[i]);
+				continue;
+			}
+			rc = openpgp_keys_load(&k, data, len, &err);
+			if (i == 0)
+				tap_check(rc == PA_EBADDOC && k == NULL &&
+				    strstr(err.msg, "3300 subkeys") != NULL,
+				    "%zu subkeys (%s, %zu bytes) refused: %s",
+				    copies[i], armor ? "armored" : "binary",
+				    len, err.msg);
+			else
+				tap_check(rc == 0 && k != NULL,
+				    "%zu subkeys (%s) load: %s", copies[i],
+				    armor ? "armored" : "binary", err.msg);
+			openpgp_keys_free(k);
+			free(data);
+		}
+}
+
 static void
 test_signatures(const char *alice, const char *bob)
 {
@@ -278,5 +358,6 @@ main(void)
 	test_load();
 	test_signatures(alice, bob);
 	test_compromised(bob);
+	test_limits(alice);
 	return tap_done();
 }

@@ -2,7 +2,9 @@
 /*
  * t-patatt-keyring - the keyring folder under a running verifier: key
  * files changed, changed again in the same clock tick, removed, and more
- * signers than the key cache holds.
+ * signers than the key cache holds; a changed file met by ten threads at
+ * once is parsed once, and one dated in the future is not parsed again
+ * for every message.
  */
 #include "config.h"
 
@@ -11,6 +13,7 @@
 #include <sys/wait.h>
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +123,90 @@ keyfiles(struct patatt *pt)
 	sbuf_release(&msg);
 }
 
+static pthread_barrier_t start;
+
+/* getter - one lookup of the key file of arg, at the same time as others */
+static void *
+getter(void *arg)
+{
+	struct patatt_keyfile *kf = NULL;
+	struct pa_err err;
+	intptr_t ok;
+
+	pthread_barrier_wait(&start);
+	ok = patatt_keyring_get(kr, arg, PATATT_ED25519, &kf, &err) == 0;
+	patatt_keyring_put(kr, kf);
+	return (void *)ok;
+}
+
+/* parses - key files parsed by the keyring so far */
+static unsigned long
+parses(void)
+{
+	struct patatt_cache_stats st;
+
+	patatt_keyring_stats(kr, &st);
+	return st.parses;
+}
+
+/*
+ * once - a key file just changed, looked up by ten threads at once: one
+ * parse, which the others wait for; a file dated a day ahead is parsed
+ * once, however many messages name it
+ */
+static void
+once(struct patatt *pt)
+{
+	enum { NTHREADS = 10 };
+	static const char rel[] = "ed25519/example.org/once/20250602";
+	pthread_t th[NTHREADS];
+	struct timespec times[2];
+	struct key k;
+	struct spec sp;
+	struct sbuf msg;
+	char path[512];
+	unsigned long before;
+	void *ok;
+	size_t i, good;
+
+	keygen(&k);
+	put_key(rel, k.pub);
+	pthread_barrier_init(&start, NULL, NTHREADS);
+	before = parses();
+	for (i = 0; i < NTHREADS; i++)
+		pthread_create(&th[i], NULL, getter, (void *)rel);
+	for (i = good = 0; i < NTHREADS; i++) {
+		pthread_join(th[i], &ok);
+		good += ok != NULL;
+	}
+	pthread_barrier_destroy(&start);
+	tap_check_int((long long)good, NTHREADS, "%d threads found the key",
+	    NTHREADS);
+	tap_check_int((long long)(parses() - before), 1,
+	    "  ... which was parsed once");
+
+	snprintf(path, sizeof(path), "%s/%s", ring, rel);
+	clock_gettime(CLOCK_REALTIME, &times[0]);
+	times[1] = times[0];
+	times[1].tv_sec += 86400;
+	utimensat(AT_FDCWD, path, times, 0);
+	sbuf_init(&msg, SBUF_NOMAX);
+	memset(&sp, 0, sizeof(sp));
+	sp.key = &k;
+	sp.i = "once@example.org";
+	build(&msg, &sp);
+	before = parses();
+	for (i = good = 0; i < 5; i++)
+		good += check(pt, msg.buf, msg.len) == 0 && report.n == 1 &&
+		    report.sig[0].result == PATATT_VALID;
+	tap_check_int((long long)good, 5, "a key file dated a day ahead: "
+	    "5 messages verify");
+	tap_check_int((long long)(parses() - before), 1, "  ... with one "
+	    "parse");
+	EVP_PKEY_free(k.pk);
+	sbuf_release(&msg);
+}
+
 int
 main(void)
 {
@@ -133,5 +220,6 @@ main(void)
 	tap_check_str(patatt_result_name(PATATT_KEY_EXPIRED), "key-expired",
 	    "result names");
 	keyfiles(pt);
+	once(pt);
 	return fixture_end(pt);
 }

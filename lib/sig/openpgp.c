@@ -27,6 +27,19 @@ struct openpgp_keys {
 	rnp_ffi_t	 ffi;
 };
 
+/* What a key file holds, counted before librnp parses it. */
+struct census {
+	size_t	 keys, subkeys, uids, sigs, packets;
+	size_t	 bad;		/* offset of a cut or unknown packet + 1 */
+};
+
+#define ARMOR_BEGIN	"-----BEGIN PGP PUBLIC KEY BLOCK-----"
+#define ARMOR_END	"-----END PGP PUBLIC KEY BLOCK-----"
+
+static size_t	 packet_len(const unsigned char *, size_t, size_t *);
+static void	 count(const unsigned char *, size_t, struct census *);
+static int	 dearmored(const char *, size_t, struct census *);
+static int	 over_limits(const void *, size_t, struct pa_err *);
 static void	 copy_fpr(char *, char *);
 static void	 key_state(rnp_ffi_t, rnp_key_handle_t, struct openpgp_sig *);
 static void	 no_key(rnp_op_verify_signature_t, struct openpgp_sig *);
@@ -49,6 +62,143 @@ openpgp_keys_empty(struct openpgp_keys **out)
 	return 0;
 }
 
+/*
+ * packet_len - the body length of the packet whose header starts at *off
+ * (RFC 9580 4.2), *off moved past the header; SIZE_MAX when cut short or
+ * of partial length, which no key export uses
+ */
+static size_t
+packet_len(const unsigned char *p, size_t len, size_t *off)
+{
+	size_t o = *off + 1, n, i, size;
+	unsigned c = p[*off];
+
+	if (c & 0x40) {
+		if (o >= len)
+			return SIZE_MAX;
+		if (p[o] < 192)
+			n = p[o++];
+		else if (p[o] < 224) {
+			if (o + 1 >= len)
+				return SIZE_MAX;
+			n = ((size_t)(p[o] - 192) << 8) + p[o + 1] + 192;
+			o += 2;
+		} else if (p[o] == 255 && len - o >= 5) {
+			for (n = 0, i = 1; i <= 4; i++)
+				n = n << 8 | p[o + i];
+			o += 5;
+		} else
+			return SIZE_MAX;
+	} else {
+		if ((c & 3) == 3)
+			return SIZE_MAX;	/* indeterminate */
+		size = (size_t)1 << (c & 3);
+		if (len - o < size)
+			return SIZE_MAX;
+		for (n = 0, i = 0; i < size; i++)
+			n = n << 8 | p[o + i];
+		o += size;
+	}
+	if (n > len - o)
+		return SIZE_MAX;
+	*off = o;
+	return n;
+}
+
+/* count - the packets of binary OpenPGP data, by kind, into c */
+static void
+count(const unsigned char *p, size_t len, struct census *c)
+{
+	size_t off = 0, n;
+	unsigned tag;
+
+	while (off < len && c->bad == 0) {
+		if (!(p[off] & 0x80)) {
+			c->bad = off + 1;
+			break;
+		}
+		tag = p[off] & 0x40 ? p[off] & 0x3f : (p[off] >> 2) & 0x0f;
+		if ((n = packet_len(p, len, &off)) == SIZE_MAX) {
+			c->bad = off + 1;
+			break;
+		}
+		off += n;
+		c->packets++;
+		c->keys += tag == 6;
+		c->subkeys += tag == 14;
+		c->uids += tag == 13 || tag == 17;
+		c->sigs += tag == 2;
+	}
+}
+
+/* dearmored - each armored key block of data counted into c: 0, or an rnp error */
+static int
+dearmored(const char *data, size_t len, struct census *c)
+{
+	const char *at = data, *end = data + len, *next;
+	rnp_input_t in;
+	rnp_output_t out;
+	uint8_t *buf;
+	size_t n;
+	rnp_result_t rc = RNP_SUCCESS;
+
+	while (rc == RNP_SUCCESS && (next = memmem(at, (size_t)(end - at),
+	    ARMOR_BEGIN, strlen(ARMOR_BEGIN))) != NULL) {
+		in = NULL;
+		out = NULL;
+		rc = rnp_input_from_memory(&in, (const uint8_t *)next,
+		    (size_t)(end - next), false);
+		if (rc == RNP_SUCCESS)
+			rc = rnp_output_to_memory(&out, len);
+		if (rc == RNP_SUCCESS)
+			rc = rnp_dearmor(in, out);
+		if (rc == RNP_SUCCESS && (rc = rnp_output_memory_get_buf(out,
+		    &buf, &n, false)) == RNP_SUCCESS)
+			count(buf, n, c);
+		rnp_input_destroy(in);
+		rnp_output_destroy(out);
+		at = next + strlen(ARMOR_BEGIN);
+	}
+	return (int)rc;
+}
+
+/*
+ * over_limits - whether the key file holds more than librnp should be
+ * asked to parse (each key, subkey and user ID costs it signature checks
+ * and memory), with err saying what
+ */
+static int
+over_limits(const void *data, size_t len, struct pa_err *err)
+{
+	struct census c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	if (memmem(data, len, ARMOR_BEGIN, strlen(ARMOR_BEGIN)) != NULL) {
+		if ((rc = dearmored(data, len, &c)) != RNP_SUCCESS)
+			return 0;	/* librnp will say what is wrong */
+	} else
+		count(data, len, &c);
+	if (c.bad != 0)
+		pa_err_set(err, "packet %zu is cut short or malformed",
+		    c.packets + 1);
+	else if (c.keys > OPENPGP_KEYS_MAX)
+		pa_err_set(err, "%zu keys (at most %d)", c.keys,
+		    OPENPGP_KEYS_MAX);
+	else if (c.subkeys > OPENPGP_SUBKEYS_MAX)
+		pa_err_set(err, "%zu subkeys (at most %d)", c.subkeys,
+		    OPENPGP_SUBKEYS_MAX);
+	else if (c.uids > OPENPGP_UIDS_MAX)
+		pa_err_set(err, "%zu user IDs (at most %d)", c.uids,
+		    OPENPGP_UIDS_MAX);
+	else if (c.sigs > OPENPGP_SIGS_MAX)
+		pa_err_set(err, "%zu signatures (at most %d)", c.sigs,
+		    OPENPGP_SIGS_MAX);
+	else
+		return 0;
+	return 1;
+}
+
 int
 openpgp_keys_load(struct openpgp_keys **out, const void *data, size_t len,
     struct pa_err *err)
@@ -59,6 +209,8 @@ openpgp_keys_load(struct openpgp_keys **out, const void *data, size_t len,
 	rnp_result_t rc;
 
 	*out = NULL;
+	if (over_limits(data, len, err))
+		return PA_EBADDOC;
 	if (openpgp_keys_empty(&k) != 0) {
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;

@@ -13,7 +13,14 @@
  * file and no descriptor.  openpgp_verify() never changes it in a way a
  * later call could see.
  *
- * Return codes: 0; PA_ENOMEM; PA_EBADDOC (the file holds no usable key).
+ * A key file is counted before librnp parses it, which checks every
+ * self-signature and binding: over OPENPGP_KEYS_MAX primary keys,
+ * OPENPGP_SUBKEYS_MAX subkeys, OPENPGP_UIDS_MAX user IDs (and
+ * attributes), OPENPGP_SIGS_MAX signatures, or a packet cut short, and
+ * it is refused unparsed.
+ *
+ * Return codes: 0; PA_ENOMEM; PA_EBADDOC (the file holds no usable key,
+ * or is refused by the limits; err says which).
  * Everything about a signature is in struct openpgp_sig, not in the
  * return code.
  */
@@ -27,6 +34,10 @@
 #include "base.h"
 
 #define OPENPGP_FPR_MAX		64	/* hex fingerprint and NUL */
+#define OPENPGP_KEYS_MAX	16	/* primary keys in one key file */
+#define OPENPGP_SUBKEYS_MAX	64	/* their subkeys, together */
+#define OPENPGP_UIDS_MAX	128	/* their user IDs and attributes */
+#define OPENPGP_SIGS_MAX	4096	/* their signatures */
 
 enum openpgp_status {
 	OPENPGP_GOOD,		/* verifies, by a key valid when it signed */
