@@ -149,26 +149,33 @@ int	patatt_key_ed25519(const char *s, size_t len, unsigned char pub[32]);
 /* patatt_key_openssh - the key blob of an "authorized_keys" line */
 int	patatt_key_openssh(const char *s, size_t len, struct sbuf *blob);
 /*
- * A key file found in a keyring folder (patatt-keyfile.c): open, with
- * what fstat() said of it, and its path inside folder number dir.
+ * A key file found in a keyring folder (patatt-keyfile.c): its path,
+ * inside folder number dir and whole, what stat() said of it, and once
+ * opened its descriptor, which the caller closes.
  */
 struct patatt_located {
-	int		 fd;
+	int		 fd;		/* -1 until patatt_keyfile_open() */
 	struct stat	 st;
 	size_t		 dir;
-	char		 rel[PATATT_PATH_MAX];
+	const char	*rel;		/* into src */
+	char		 src[2 * PATATT_PATH_MAX];
 };
 
 /*
  * patatt_keyfile_locate - the file for path (patatt_key_path()) or its
- * by-hash path in the first of dirs[0..n) that has either, open into loc
- * (the caller closes loc->fd): 0; PA_ENOTFOUND when no folder has a file
- * of any kind there and all were searched; PA_ERROR, a fault, with err
- * naming what (a folder that cannot be searched, a path that cannot be
- * opened, not a regular file, over PATATT_KEYFILE_MAX); PA_ENOMEM.
+ * by-hash path in the first of dirs[0..n) that has either, into loc (not
+ * opened): 0; PA_ENOTFOUND when no folder has a file of any kind there
+ * and all were searched; PA_ERROR, a fault, with err naming what (a
+ * folder missing, a path that cannot be searched, not a regular file,
+ * over PATATT_KEYFILE_MAX); PA_ENOMEM.
  */
 int	patatt_keyfile_locate(char *const *dirs, size_t n, const char *path,
 	    struct patatt_located *loc, struct pa_err *err);
+/*
+ * patatt_keyfile_open - the file at loc opened, loc->st replaced by what
+ * fstat() says of it: 0, PA_ENOTFOUND (gone since), PA_ERROR as above
+ */
+int	patatt_keyfile_open(struct patatt_located *loc, struct pa_err *err);
 /*
  * patatt_keyfile_holds - whether the folders hold a key file of any
  * algorithm for identity (the selector's file, or a folder of the
@@ -211,7 +218,6 @@ struct patatt_keyfile {
 						   keyring's loaded */
 	size_t			 cost;		/* estimated bytes held */
 	unsigned		 refs;		/* under the keyring's lock */
-	unsigned long		 last_use;
 };
 
 /*

@@ -12,8 +12,10 @@
  * absent key: the folders are the admin's, and what cannot be read there
  * is this server's problem, not the sender's.
  *
- * Files are opened relative to their folder's descriptor and read through
- * the descriptor they were checked with.  Symbolic links are followed, as
+ * A lookup is a stat() per path tried (a cached file is not opened); a
+ * file to be read is opened without blocking (a FIFO cannot hold it up),
+ * checked again with fstat() and read through that descriptor, so what
+ * is parsed is what was checked.  Symbolic links are followed, as
  * patatt follows them (a keyring is a git checkout, which may hold them);
  * what they lead to must still be a regular file.  Messages name a file
  * by its path inside its folder, as the verdict's key= does, never by the
@@ -42,55 +44,63 @@ static const char *const algo_words[] = {
 	[PATATT_OPENSSH] = "openssh",
 };
 
-static int	 folder_open(char *const *, size_t, struct pa_err *);
-static int	 open_at(int, size_t, const char *, struct patatt_located *,
-		    struct pa_err *);
+static int	 fits(const struct stat *, const char *, struct pa_err *);
+static int	 stat_in(char *const *, size_t, const char *,
+		    struct patatt_located *, struct pa_err *);
+static int	 folder_there(char *const *, size_t, struct pa_err *);
 static int	 changed(const struct stat *, const struct stat *);
 
-/* folder_open - keyring folder d, for lookups inside it */
+/* fits - st is a regular file of at most PATATT_KEYFILE_MAX bytes */
 static int
-folder_open(char *const *dirs, size_t d, struct pa_err *err)
+fits(const struct stat *st, const char *rel, struct pa_err *err)
 {
-	int fd;
-
-	if ((fd = open(dirs[d], O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-		pa_err_set(err, "keyring folder %zu (PatattKeyring) cannot be "
-		    "used: %s", d + 1, strerror(errno));
-	return fd;
-}
-
-/*
- * open_at - rel inside folder dfd (number d) into loc: 0, PA_ENOTFOUND,
- * or PA_ERROR
- */
-static int
-open_at(int dfd, size_t d, const char *rel, struct patatt_located *loc,
-    struct pa_err *err)
-{
-	int fd;
-
-	fd = openat(dfd, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
-		return PA_ENOTFOUND;
-	if (fd < 0) {
-		pa_err_set(err, "key file %s: %s", rel, strerror(errno));
-		return PA_ERROR;
-	}
-	if (fstat(fd, &loc->st) != 0 || !S_ISREG(loc->st.st_mode)) {
-		close(fd);
+	if (!S_ISREG(st->st_mode)) {
 		pa_err_set(err, "key file %s: not a regular file", rel);
 		return PA_ERROR;
 	}
-	if (loc->st.st_size > (off_t)PATATT_KEYFILE_MAX) {
-		close(fd);
+	if (st->st_size > (off_t)PATATT_KEYFILE_MAX) {
 		pa_err_set(err, "key file %s: over %u bytes", rel,
 		    PATATT_KEYFILE_MAX);
 		return PA_ERROR;
 	}
-	loc->fd = fd;
-	loc->dir = d;
-	snprintf(loc->rel, sizeof(loc->rel), "%s", rel);
 	return 0;
+}
+
+/* stat_in - rel inside folder d, into loc: 0, PA_ENOTFOUND or PA_ERROR */
+static int
+stat_in(char *const *dirs, size_t d, const char *rel,
+    struct patatt_located *loc, struct pa_err *err)
+{
+	if ((size_t)snprintf(loc->src, sizeof(loc->src), "%s/%s", dirs[d],
+	    rel) >= sizeof(loc->src)) {
+		pa_err_set(err, "key file %s: the path is too long", rel);
+		return PA_ERROR;
+	}
+	if (stat(loc->src, &loc->st) != 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return PA_ENOTFOUND;
+		pa_err_set(err, "key file %s: %s", rel, strerror(errno));
+		return PA_ERROR;
+	}
+	loc->dir = d;
+	loc->rel = loc->src + strlen(dirs[d]) + 1;
+	return fits(&loc->st, rel, err);
+}
+
+/* folder_there - keyring folder d is a folder: 0, or PA_ERROR */
+static int
+folder_there(char *const *dirs, size_t d, struct pa_err *err)
+{
+	struct stat st;
+	const char *why = "not a folder";
+
+	if (stat(dirs[d], &st) != 0)
+		why = strerror(errno);
+	else if (S_ISDIR(st.st_mode))
+		return 0;
+	pa_err_set(err, "keyring folder %zu (PatattKeyring) cannot be used: "
+	    "%s", d + 1, why);
+	return PA_ERROR;
 }
 
 int
@@ -99,21 +109,48 @@ patatt_keyfile_locate(char *const *dirs, size_t ndirs, const char *path,
 {
 	char byhash[PATATT_PATH_MAX];
 	size_t d;
-	int dfd, rc;
+	int rc;
 
 	loc->fd = -1;
-	if ((rc = patatt_key_byhash(byhash, sizeof(byhash), path)) != 0)
-		return rc == PA_ENOMEM ? rc : PA_ENOTFOUND;
+	byhash[0] = '\0';
 	for (d = 0; d < ndirs; d++) {
-		if ((dfd = folder_open(dirs, d, err)) < 0)
-			return PA_ERROR;
-		if ((rc = open_at(dfd, d, path, loc, err)) == PA_ENOTFOUND)
-			rc = open_at(dfd, d, byhash, loc, err);
-		close(dfd);
-		if (rc != PA_ENOTFOUND)
+		if ((rc = stat_in(dirs, d, path, loc, err)) != PA_ENOTFOUND)
 			return rc;
+		/* rarely there: the hash only when it is needed */
+		if (byhash[0] == '\0' && (rc = patatt_key_byhash(byhash,
+		    sizeof(byhash), path)) != 0)
+			return rc == PA_ENOMEM ? rc : PA_ENOTFOUND;
+		if ((rc = stat_in(dirs, d, byhash, loc, err)) != PA_ENOTFOUND)
+			return rc;
+		if (folder_there(dirs, d, err) != 0)
+			return PA_ERROR;
 	}
 	return PA_ENOTFOUND;
+}
+
+int
+patatt_keyfile_open(struct patatt_located *loc, struct pa_err *err)
+{
+	int fd;
+
+	fd = open(loc->src, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+		return PA_ENOTFOUND;
+	if (fd < 0) {
+		pa_err_set(err, "key file %s: %s", loc->rel, strerror(errno));
+		return PA_ERROR;
+	}
+	if (fstat(fd, &loc->st) != 0) {
+		pa_err_set(err, "key file %s: %s", loc->rel, strerror(errno));
+		close(fd);
+		return PA_ERROR;
+	}
+	if (fits(&loc->st, loc->rel, err) != 0) {
+		close(fd);
+		return PA_ERROR;
+	}
+	loc->fd = fd;
+	return 0;
 }
 
 int
@@ -124,28 +161,26 @@ patatt_keyfile_holds(char *const *dirs, size_t ndirs, const char *identity,
 	char path[PATATT_PATH_MAX], *slash;
 	struct stat st;
 	size_t a, d;
-	int dfd, rc;
+	int rc;
 
 	for (a = 0; a < sizeof(algo_words) / sizeof(algo_words[0]); a++) {
 		if (patatt_key_path(path, sizeof(path), algo_words[a],
 		    identity, selector) != 0)
 			return 0;	/* names no file of any kind */
 		if ((rc = patatt_keyfile_locate(dirs, ndirs, path, &loc,
-		    err)) == 0)
-			close(loc.fd);
-		if (rc != PA_ENOTFOUND)
+		    err)) != PA_ENOTFOUND)
 			return rc == 0 ? 1 : rc;
 		/* Another selector's file binds the identity too. */
 		slash = strrchr(path, '/');
 		*slash = '\0';
 		for (d = 0; d < ndirs; d++) {
-			if ((dfd = folder_open(dirs, d, err)) < 0)
-				return PA_ERROR;
-			rc = fstatat(dfd, path, &st, 0);
-			close(dfd);
-			if (rc == 0)
-				return 1;
-			if (errno != ENOENT && errno != ENOTDIR) {
+			if ((size_t)snprintf(loc.src, sizeof(loc.src), "%s/%s",
+			    dirs[d], path) >= sizeof(loc.src))
+				continue;
+			if (stat(loc.src, &st) == 0) {
+				if (S_ISDIR(st.st_mode))
+					return 1;
+			} else if (errno != ENOENT && errno != ENOTDIR) {
 				pa_err_set(err, "key folder %s: %s", path,
 				    strerror(errno));
 				return PA_ERROR;

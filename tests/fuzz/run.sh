@@ -6,9 +6,10 @@
 #
 # usage: tests/fuzz/run.sh [SECONDS [TARGET...]]
 #
-# TARGET is msghash, mailpush, attdoc, patatt, config, callbacks or
-# torture (default: all).  msghash and mailpush feed mail to the hashing,
+# TARGET is msghash, mailpush, attdoc, patatt, keyfile, config, callbacks
+# or torture (default: all).  msghash and mailpush feed mail to the hashing,
 # attdoc documents to their parser, patatt signed mail to the verifier,
+# keyfile patatt keyring files (ed25519, OpenPGP, OpenSSH) to their parsers,
 # config configuration files to the parser, callbacks sequences of
 # libmilter callbacks to the milter (fakemilter.c stands in for
 # libmilter); torture makes every allocation of the seed series' way
@@ -26,7 +27,7 @@ set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-300}
 [ $# -gt 0 ] && shift
-targets=${*:-msghash mailpush attdoc patatt config callbacks torture}
+targets=${*:-msghash mailpush attdoc patatt keyfile config callbacks torture}
 corpus=${PATCHATTEST_CORPUS:-$src/../shared/corpus}
 build=${FUZZ_BUILD:-$(mktemp -d "${TMPDIR:-/tmp}/patchattest-fuzz.XXXXXX")}
 flags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
@@ -68,6 +69,29 @@ seeds()
 		    awk -F '\t' 'NR > 1 { print $1 }' \
 		    "$corpus/linux-leds/patatt-expected.tsv" |
 		    (cd "$corpus/linux-leds" && xargs -r cp -t "$dest")
+		;;
+	keyfile)
+		# a key of each kind made here, behind its kind's byte
+		g=$build/gnupg-keyfile
+		mkdir -p "$g" && chmod 700 "$g"
+		gpg --homedir "$g" --batch --quiet --passphrase '' \
+		    --quick-gen-key 'Fuzz <fuzz@example.org>' ed25519 sign \
+		    never 2>/dev/null
+		gpg --homedir "$g" --batch --quiet --passphrase '' \
+		    --quick-add-key "$(gpg --homedir "$g" --with-colons -k \
+		    fuzz@example.org | awk -F: '/^fpr/ { print $10; exit }')" \
+		    rsa2048 sign never 2>/dev/null
+		{ printf '\001'; gpg --homedir "$g" --export --armor; } \
+		    >"$dest/openpgp.asc"
+		{ printf '\001'; gpg --homedir "$g" --export; } \
+		    >"$dest/openpgp.gpg"
+		gpgconf --homedir "$g" --kill all
+		{ printf '\000'; head -c 32 /dev/urandom | base64; } \
+		    >"$dest/ed25519"
+		rm -f "$build/ssh-key" "$build/ssh-key.pub"
+		ssh-keygen -q -t ed25519 -N '' -f "$build/ssh-key" 2>/dev/null &&
+		    { printf '\002'; cat "$build/ssh-key.pub"; } \
+		    >"$dest/openssh"
 		;;
 	config)
 		cp "$src"/conf/patchattest.conf "$dest"
