@@ -257,6 +257,8 @@ cache(unsigned long n, unsigned long rounds)
 int
 main(int argc, char **argv)
 {
+	char *kill_agent[] = { "gpgconf", "--homedir", NULL, "--kill", "all",
+	    NULL };
 	unsigned long rounds = 5;
 	struct pa_err err;
 	int keep = 0, craft = 1, c;
@@ -290,6 +292,8 @@ main(int argc, char **argv)
 		crafted();
 	cache(300, rounds);
 	cache(CACHE_COUNT * 3 / 2, rounds);
+	kill_agent[2] = home;
+	bench_run(kill_agent, NULL, NULL);
 	if (keep)
 		printf("bench-keyfile: kept %s\n", dir);
 	else
