@@ -185,6 +185,15 @@ int	patatt_keyring_get(struct patatt_keyring *, const char *path,
 	    enum patatt_algo algo, struct patatt_keyfile **out,
 	    struct pa_err *err);
 void	patatt_keyring_put(struct patatt_keyring *, struct patatt_keyfile *);
+/*
+ * patatt_keyring_knows - whether a folder has a key file of any kind for
+ * identity: its folder <domain>/<local> under any algorithm, or a by-hash
+ * file for selector or "default".  0: it has; PA_ENOTFOUND: no folder
+ * has, and every one was read; PA_ERROR (err says which folder cannot be
+ * read), PA_ENOMEM.
+ */
+int	patatt_keyring_knows(const struct patatt_keyring *,
+	    const char *identity, const char *selector, struct pa_err *);
 
 /*
  * The verifier (patatt.h): its keyring, GnuPG context and the buffers of

@@ -57,6 +57,8 @@ struct patatt_keyring {
 static uint64_t	 path_hash(const char *);
 static int	 find_file(const struct patatt_keyring *, const char *,
 		    char *, size_t, struct stat *, struct pa_err *);
+static int	 exists(const char *, const char *, const char *,
+		    struct pa_err *);
 static int	 read_file(const char *, struct sbuf *, struct stat *,
 		    struct pa_err *);
 static int	 same_file(const struct patatt_keyfile *, const struct stat *);
@@ -193,6 +195,68 @@ find_file(const struct patatt_keyring *kr, const char *path, char *src,
 				return PA_ERROR;
 			}
 		}
+	return PA_ENOTFOUND;
+}
+
+/*
+ * exists - whether DIR/path is there: 0, PA_ENOTFOUND, PA_ERROR when it
+ * cannot be told (err); path NULL asks for DIR itself, a folder
+ */
+static int
+exists(const char *dir, const char *path, const char *what,
+    struct pa_err *err)
+{
+	char src[PATATT_PATH_MAX];
+	struct stat st;
+
+	if ((size_t)snprintf(src, sizeof(src), "%s/%s", dir,
+	    path ? path : ".") >= sizeof(src))
+		return PA_ENOTFOUND;	/* no key file has such a name */
+	if (stat(src, &st) == 0) {
+		if (path != NULL || S_ISDIR(st.st_mode))
+			return 0;
+		errno = ENOTDIR;
+	} else if (path != NULL && (errno == ENOENT || errno == ENOTDIR))
+		return PA_ENOTFOUND;
+	pa_err_set(err, "patatt keyring folder %s cannot be read (%s): %s",
+	    dir, what, strerror(errno));
+	return PA_ERROR;
+}
+
+int
+patatt_keyring_knows(const struct patatt_keyring *kr, const char *identity,
+    const char *selector, struct pa_err *err)
+{
+	static const char *const algo_words[] = { "ed25519", "openpgp",
+		"openssh" };
+	const char *const sels[] = { "default", selector };
+	char path[PATATT_PATH_MAX], byhash[PATATT_PATH_MAX], *cut;
+	size_t d, a, s;
+	int rc;
+
+	for (d = 0; kr != NULL && d < kr->ndirs; d++) {
+		if ((rc = exists(kr->dirs[d], NULL, "the folder", err)) != 0)
+			return rc;
+		for (a = 0; a < 3; a++)
+			for (s = 0; s < 2; s++) {
+				if (patatt_key_path(path, sizeof(path),
+				    algo_words[a], identity, sels[s]) != 0)
+					continue;
+				if ((rc = patatt_key_byhash(byhash,
+				    sizeof(byhash), path)) == PA_ENOMEM)
+					return rc;
+				if (rc == 0 && (rc = exists(kr->dirs[d],
+				    byhash, "by-hash", err)) != PA_ENOTFOUND)
+					return rc;
+				if (s > 0 || (cut = strrchr(path, '/')) == NULL)
+					continue;
+				*cut = '\0';	/* any selector: its folder */
+				if ((rc = exists(kr->dirs[d], path,
+				    "the identity's folder", err)) !=
+				    PA_ENOTFOUND)
+					return rc;
+			}
+	}
 	return PA_ENOTFOUND;
 }
 

@@ -71,10 +71,12 @@ static const char *const result_names[] = {
 	[PATATT_BADSIG] = "badsig",
 	[PATATT_NOKEY] = "nokey",
 	[PATATT_ERROR] = "error",
+	[PATATT_FAULT] = "fault",
 };
 
 static void	 parse_from(struct patatt *);
 static int	 offered(struct patatt *, struct patatt_sig *, const char *);
+static int	 offer_allowed(struct patatt *, struct patatt_sig *);
 static int	 find_key(struct patatt *, struct patatt_check *,
 		    struct patatt_sig *);
 static int	 verdict(struct patatt *, struct patatt_check *,
@@ -222,6 +224,32 @@ offered(struct patatt *pt, struct patatt_sig *s, const char *word)
 }
 
 /*
+ * offer_allowed - 0 when no keyring folder has a key file of any kind for
+ * the identity, all of them read; else s is NOKEY (only the files speak
+ * for it) or FAULT (it cannot be told), and 1, or PA_ENOMEM
+ */
+static int
+offer_allowed(struct patatt *pt, struct patatt_sig *s)
+{
+	struct pa_err kerr;
+	int rc;
+
+	kerr.msg[0] = '\0';
+	rc = patatt_keyring_knows(pt->keys, s->identity, s->selector, &kerr);
+	if (rc == PA_ENOTFOUND)
+		return 0;
+	if (rc == PA_ENOMEM)
+		return rc;
+	if (rc == 0)
+		patatt_set(s, PATATT_NOKEY, "%s/%s: no matching key found, "
+		    "and the keyring has other key files for %s (the offered "
+		    "key is not used)", s->identity, s->selector, s->identity);
+	else
+		patatt_set(s, PATATT_FAULT, "%s", kerr.msg);
+	return 1;
+}
+
+/*
  * find_key - the keyring's key for the signature, else the offered one
  * (ed25519, OpenSSH), else for OpenPGP the GnuPG home's.  Returns
  * PA_ENOMEM, else 0 with s->result set when the verdict is already known
@@ -269,6 +297,8 @@ find_key(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s)
 	s->keysrc[0] = '\0';
 	if (s->algo == PATATT_OPENPGP)
 		return 0;	/* the GnuPG home's keys */
+	if (s->offered[0] && (rc = offer_allowed(pt, s)) != 0)
+		return rc == PA_ENOMEM ? rc : 0;
 	if (s->algo == PATATT_ED25519 && s->offered[0] &&
 	    patatt_key_ed25519(s->offered, strlen(s->offered), c->ed) == 0)
 		c->from = PATATT_KEY_OFFERED;
@@ -414,7 +444,8 @@ verify_field(struct patatt *pt, size_t fi, struct patatt_sig *s,
 		return 0;
 	if ((rc = offered(pt, s, c.word)) == 0 &&
 	    (rc = find_key(pt, &c, s)) == 0 &&
-	    s->result != PATATT_ERROR && s->result != PATATT_NOKEY)
+	    s->result != PATATT_ERROR && s->result != PATATT_NOKEY &&
+	    s->result != PATATT_FAULT)
 		rc = verdict(pt, &c, s, err);
 	if (c.key != NULL)
 		patatt_keyring_put(pt->keys, c.key);

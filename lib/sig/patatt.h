@@ -24,7 +24,10 @@
  * when the keyrings have no key, an ed25519 or OpenSSH signature is
  * checked with the offered key and, if it verifies, reported as
  * PATATT_OFFERED with the key in `offered', for a caller that trusts keys
- * on first use; anything else is PATATT_NOKEY.
+ * on first use; anything else is PATATT_NOKEY.  An identity that has a
+ * key file of any kind in a folder (another algorithm, another selector)
+ * is never OFFERED: only its files speak for it.  OFFERED also needs
+ * every folder readable; when one is not, the signature is PATATT_FAULT.
  *
  * The keyring folders and the key files parsed from them are one struct
  * patatt_keyring, shared by every verifier of a process (it has its own
@@ -65,10 +68,13 @@ enum patatt_result {
 				   unless trusted on first use) */
 	PATATT_BADSIG,		/* bh, the digest or the signature is wrong */
 	PATATT_NOKEY,		/* no key for the identity in the keyrings */
-	PATATT_ERROR		/* unusable: no a=, unknown algorithm, no b=,
+	PATATT_ERROR,		/* unusable: no a=, unknown algorithm, no b=,
 				   b= not Base64, mailinfo fails (l= is
 				   never used: a body that does not hash
 				   to bh= is BADSIG, whatever l= says) */
+	PATATT_FAULT		/* ours: a keyring folder cannot be read,
+				   so whether the identity has a key file
+				   is not known (detail says which) */
 };
 
 enum patatt_algo {
@@ -123,6 +129,15 @@ int		 patatt_keyring_new(struct patatt_keyring **,
  */
 struct patatt_keyring *patatt_keyring_hold(struct patatt_keyring *);
 void		 patatt_keyring_free(struct patatt_keyring *);
+/*
+ * patatt_identity_canon - the one form of a patatt identity that key files,
+ * first-use pins and UIDMatch compare: the address lowered in ASCII, as
+ * the key paths are (patatt.md 4).  0, or PA_ENOTFOUND for an identity
+ * that has no such form (no "@", a byte that is not printable ASCII, or
+ * longer than size - 1).
+ */
+int		 patatt_identity_canon(char *out, size_t size,
+		    const char *identity);
 /* patatt_keyring_relative - a key file's path inside its folder */
 const char	*patatt_keyring_relative(const struct patatt_keyring *,
 		    const char *path);
@@ -151,7 +166,7 @@ int	patatt_check(struct patatt *, const struct mailmsg *, time_t now,
 
 /*
  * patatt_result_name - "valid", "key-expired", "offered", "badsig",
- * "nokey", "error"
+ * "nokey", "error", "fault"
  */
 const char	*patatt_result_name(enum patatt_result);
 
