@@ -122,12 +122,30 @@ EOF
 # seed 002 signed by the real patatt tool, and the same with a line of its
 # diff changed (when Debian's patatt is installed)
 . "$srcdir/tests/patatt-lib.sh"
-have_patatt=
+have_patatt= have_tofu=
 if patatt_setup "$T/patatt" && patatt_sign "$D/p1.eml" "$D/patatt.eml" &&
     patatt_sign "$D/cover.eml" "$D/patatt-cover.eml"; then
 	sed 's/^+ \* The decision process/+ * The decisive process/' \
 	    "$D/patatt.eml" >"$D/patatt-fail.eml"
 	have_patatt=yes
+fi
+# for PatattTOFU: seed 002 signed by a second key as DEV@Example.ORG, by
+# the first as dev2@example.org and as new@example.org
+tofu_sign() {
+	patatt_in_repo git config "patatt.$1.signingkey" "ed25519:$2" &&
+	    patatt_in_repo git config "patatt.$1.selector" "$2" &&
+	    patatt_in_repo git config "patatt.$1.identity" "$3" &&
+	    patatt_in_repo patatt -s "$1" sign <"$D/p1.eml" >"$D/tofu-$1.eml" \
+	    2>>"$T/patatt/sign.log"
+}
+if [ -n "$have_patatt" ] &&
+    patatt_in_repo patatt genkey -n t2 >>"$T/patatt/genkey.log" 2>&1 &&
+    tofu_sign case t2 DEV@Example.ORG && tofu_sign pgponly t1 \
+    dev2@example.org && tofu_sign new t1 new@example.org; then
+	have_tofu=yes
+	mkdir -p "$T/tofu-kr/openpgp/example.org/dev2"
+	cp "$T/patatt/keyring/ed25519/example.org/dev/t1" \
+	    "$T/tofu-kr/openpgp/example.org/dev2/default"
 fi
 
 # sign KEY HOME: the attestation document of the series, signed by KEY
@@ -386,7 +404,33 @@ if [ -n "$have_patatt" ]; then
 	else
 		ok 0 "patatt-only: nothing is temperror"
 	fi
+fi
+if [ -n "$have_tofu" ]; then
+	defines="KEYRING=$T/tofu-kr"
+	scenario tofu t-tofu.lua noarchive "PatattKeyring $T/tofu-kr" \
+	    "PatattTOFU yes" "PatattTOFUPins $T/run/tofu/pins.mdb"
+	grep -c 'first-use key pinned' "$T/run/tofu/milter.log" >"$T/tofu.n"
+	expect "tofu: one key pinned, logged once" 1 "$(cat "$T/tofu.n")"
+	grep -q 'first-use key pinned: identity=DEV@Example.ORG key=[A-Za-z0-9+/=]' \
+	    "$T/run/tofu/milter.log"
+	ok $? "tofu: the log line names identity and key"
+	"$PATCHATTEST" tofu -c "$T/run/tofu/milter.conf" list >"$T/tofu.list" \
+	    2>&1
+	expect "tofu list: the one pin, canonical" "dev@example.org" \
+	    "$(cut -f1 "$T/tofu.list")"
+	"$PATCHATTEST" tofu -c "$T/run/tofu/milter.conf" forget \
+	    Dev@Example.org >"$T/tofu.forget" 2>&1
+	ok $? "tofu forget Dev@Example.org"
+	"$PATCHATTEST" tofu -c "$T/run/tofu/milter.conf" list >"$T/tofu.list" \
+	    2>&1
+	expect "tofu list: none left" "" "$(cat "$T/tofu.list")"
+	"$PATCHATTEST" tofu -c "$T/run/tofu/milter.conf" forget \
+	    dev@example.org >"$T/tofu.forget" 2>&1
+	expect "tofu forget, no pin: exit 1" 1 $?
 else
+	skip "tofu (t-tofu.lua)" "patatt or git is not installed"
+fi
+if [ -z "$have_patatt" ]; then
 	skip "patatt (t-patatt.lua)" "patatt or git is not installed"
 	skip "patatt-only (t-patatt-only.lua)" "patatt or git is not installed"
 fi

@@ -3,7 +3,8 @@
  * pins.c - the first-use pins in an LMDB file of their own (see pins.h).
  *
  * Records: canonical identity -> 8 bytes of first-use time (big-endian
- * seconds) and the key; and the empty name -> PINS_MAGIC, written when the
+ * seconds) and the key; and MARK_NAME (a space: no identity has one) ->
+ * PINS_MAGIC, written when the
  * file is made, so that a file emptied or replaced is told from a store
  * with no pins.  First uses are rare (one per new signer), so the write
  * transaction runs on the deciding thread; LMDB lets one writer in at a
@@ -25,6 +26,7 @@
 #include "sig.h"
 
 #define PINS_MAGIC	"patchattest pins 1"
+#define MARK_NAME	" mark"
 #define PINS_MAPSIZE	((size_t)64 << 20)	/* some 200,000 pins */
 #define PINS_READERS	512
 
@@ -123,7 +125,8 @@ pins_close(struct pins *p)
 static int
 make_magic(struct pins *p, struct pa_err *err)
 {
-	MDB_val k = { 0, "" }, v = { sizeof(PINS_MAGIC) - 1, PINS_MAGIC };
+	MDB_val k = { sizeof(MARK_NAME) - 1, MARK_NAME };
+	MDB_val v = { sizeof(PINS_MAGIC) - 1, PINS_MAGIC };
 	MDB_txn *txn;
 	int rc;
 
@@ -142,7 +145,7 @@ make_magic(struct pins *p, struct pa_err *err)
 static int
 check_magic(struct pins *p, struct pa_err *err)
 {
-	MDB_val k = { 0, "" }, v;
+	MDB_val k = { sizeof(MARK_NAME) - 1, MARK_NAME }, v;
 	MDB_txn *txn;
 	int rc, ok;
 
@@ -321,8 +324,9 @@ pins_each(struct pins *p, int (*fn)(void *, const struct pin *), void *arg,
 	}
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && !stop;
 	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (k.mv_size == 0)
-			continue;	/* the mark */
+		if (k.mv_size == sizeof(MARK_NAME) - 1 &&
+		    memcmp(k.mv_data, MARK_NAME, k.mv_size) == 0)
+			continue;
 		if (decode(&k, &v, &pin) != 0) {
 			stop = PA_ERROR;
 			pa_err_set(err, "the first-use pins at %s: a pin is "
