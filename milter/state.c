@@ -90,14 +90,6 @@ same_index(const struct pa_config *a, const struct pa_config *b)
 	    a->learn_from_mail == b->learn_from_mail;
 }
 
-/* same_pins - the pins are opened the same way under both */
-static int
-same_pins(const struct pa_config *a, const struct pa_config *b)
-{
-	return a->patatt_tofu == b->patatt_tofu &&
-	    same(a->patatt_tofu_pins, b->patatt_tofu_pins);
-}
-
 /*
  * generation_new - cf (moved in on success) and its keyring, the one of
  * prev when the folders are the same; NULL, err
@@ -482,9 +474,9 @@ state_reload(const char *path, const char *socket)
 	if (!(keep_index = same_index(&old->cf, &fresh->cf) &&
 	    index_handle != NULL))
 		open_index();
-	if (!same_pins(&old->cf, &fresh->cf) || (pins_handle == NULL &&
-	    fresh->cf.patatt_tofu == CONFIG_YES))
-		open_pins();
+	/* always: the pins file may have been restored, replaced or
+	   removed, and a handle found damaged is never used again */
+	open_pins();
 	pthread_rwlock_unlock(&index_lock);
 	mlog_configure(&fresh->cf);
 	state_release(old);

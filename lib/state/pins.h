@@ -51,6 +51,13 @@ struct pins;
 int	pins_open(struct pins **out, const char *path, int create,
 	    int writable, struct pa_err *);
 void	pins_close(struct pins *);
+/*
+ * pins_check - whether the file at path is a pin store that opens, read
+ * without taking LMDB's lock and so without making its lock file (for a
+ * check run as another user than the one that will open it): 0,
+ * PA_ENOTFOUND when it is not there, PA_ERROR (err says why)
+ */
+int	pins_check(const char *path, struct pa_err *);
 
 /*
  * pins_first_use - identity's key against its pin, the pin made with key
