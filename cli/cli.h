@@ -127,11 +127,13 @@ extern const struct cli_cmd cli_cmd_attest;
 extern const struct cli_cmd cli_cmd_check;
 extern const struct cli_cmd cli_cmd_hash;
 extern const struct cli_cmd cli_cmd_index;
+extern const struct cli_cmd cli_cmd_tofu;
 
 int	cmd_attest(int argc, char **argv);
 int	cmd_check(int argc, char **argv);
 int	cmd_hash(int argc, char **argv);
 int	cmd_index(int argc, char **argv);
+int	cmd_tofu(int argc, char **argv);
 
 /*
  * cli_hash - data parsed as one mail into m, its hashes into h

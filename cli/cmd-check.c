@@ -15,6 +15,7 @@
 #include "verdict.h"
 #include "base.h"
 #include "sig.h"
+#include "state.h"
 
 static const char *check_conf;
 static int check_header;
@@ -147,6 +148,7 @@ cmd_check(int argc, char **argv)
 {
 	struct pa_config cfg;
 	struct attindex *ix = NULL;
+	struct pins *pins = NULL;
 	struct decider *dc = NULL;
 	struct mailmsg *m = NULL;
 	struct cli_input in;
@@ -179,6 +181,11 @@ cmd_check(int argc, char **argv)
 		status = CLI_EXIT_ERROR;
 		goto out;
 	}
+	/* Read only: a check pins nothing. */
+	if (cfg.patatt_tofu == CONFIG_YES && pins_open(&pins,
+	    cfg.patatt_tofu_pins, 0, 0, &err) != 0)
+		cli_warn("%s: keys only offered are temperror", err.msg);
+	decider_use_pins(dc, pins, 0);
 	if (mailmsg_new(&m, CLI_MAX_INPUT) != 0) {
 		cli_warn("%s", pa_strerror(PA_ENOMEM));
 		status = CLI_EXIT_ERROR;
@@ -190,6 +197,7 @@ cmd_check(int argc, char **argv)
 out:
 	mailmsg_free(m);
 	decider_free(dc);
+	pins_close(pins);
 	attindex_close(ix);
 	cli_input_release(&in);
 	config_release(&cfg);

@@ -25,6 +25,7 @@ static const struct cli_cmd *const cli_cmds[] = {
 	&cli_cmd_attest,
 	&cli_cmd_index,
 	&cli_cmd_check,
+	&cli_cmd_tofu,
 };
 
 #define NCMDS	(sizeof(cli_cmds) / sizeof(cli_cmds[0]))

@@ -301,6 +301,18 @@ log_decision(SMFICTX *ctx, struct conn *c, const struct decision *d,
 	sbuf_release(&line);
 }
 
+/* log_pinned - the key this message pinned, the mail's bytes escaped */
+static void
+log_pinned(SMFICTX *ctx, const struct decision *d)
+{
+	char identity[4 * sizeof(d->identity)], key[4 * sizeof(d->tofu_key)];
+
+	mlog(LOG_LEVEL_INFO, "%s: first-use key pinned: identity=%s key=%s",
+	    queue_id(ctx), hdrfmt_printable(identity, sizeof(identity),
+	    d->identity, strlen(d->identity)), hdrfmt_printable(key,
+	    sizeof(key), d->tofu_key, strlen(d->tofu_key)));
+}
+
 /* conclude - act on the decision d: reply, or mark the message */
 static sfsistat
 conclude(SMFICTX *ctx, struct conn *c, const struct decision *d)
@@ -313,7 +325,7 @@ conclude(SMFICTX *ctx, struct conn *c, const struct decision *d)
 	policy_apply(cf, d, time(NULL), &o);
 	log_decision(ctx, c, d, &o);
 	if (d->tofu_key[0] != '\0')
-		worker_remember(d->identity, d->tofu_key);
+		log_pinned(ctx, d);
 	if (o.rcode != NULL) {
 		smfi_setreply(ctx, (char *)o.rcode, (char *)o.xcode, o.text);
 		return o.action == ACTION_REJECT ? SMFIS_REJECT :

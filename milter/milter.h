@@ -36,7 +36,7 @@ void	mlog(enum log_level, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 
 /*
- * state.c: the configuration in force and the index.
+ * state.c: the configuration in force, the index and PatattTOFU's pins.
  *
  * A generation is one loaded configuration, with the patatt keyring of
  * its PatattKeyring folders; callbacks hold a reference from MAIL FROM to
@@ -72,7 +72,6 @@ void	worker_stop(void);
 void	worker_request_reload(void);
 void	worker_request_reopen(void);	/* the index was found damaged */
 void	worker_learn(const char *text, size_t len);
-void	worker_remember(const char *identity, const char *key);
 
 /* Whom the milter runs as once its socket is open (UserID), if anyone. */
 struct runas {

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <libgen.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "milter.h"
+#include "state.h"
 
 #define MAX_GROUPS	256	/* supplementary groups of the milter's user */
 
@@ -262,6 +264,37 @@ check_keyring(const struct origin *o, const struct setting *set,
 	}
 }
 
+/*
+ * check_pins - PatattTOFUPins: a pin store the milter's user may read and
+ * write, or a folder it may make one in; LMDB keeps a lock file beside
+ * the data (PATH-lock), which the folder must let it make if missing
+ */
+static void
+check_pins(const struct origin *o, const char *path)
+{
+	struct setting set = setting(o, "PatattTOFUPins", path);
+	struct pa_err err;
+	char lock[PATH_MAX], *copy;
+
+	if ((size_t)snprintf(lock, sizeof(lock), "%s-lock", path) >=
+	    sizeof(lock)) {
+		problem(o, &set, "the path is too long");
+		return;
+	}
+	if ((copy = strdup(path)) != NULL &&
+	    (access(path, F_OK) != 0 || access(lock, F_OK) != 0))
+		usable(o, &set, dirname(copy), 1, W_OK,
+		    "the folder to make it in: ");
+	free(copy);
+	if (access(lock, F_OK) == 0)
+		usable(o, &set, lock, 0, R_OK | W_OK, "its lock file: ");
+	if (access(path, F_OK) != 0)
+		return;
+	usable(o, &set, path, 0, R_OK | W_OK, "");
+	if (pins_check(path, &err) != 0)
+		problem(o, &set, "%s", err.msg);
+}
+
 /* check_paths - what the milter's user must find, read and write */
 static void
 check_paths(const struct origin *o)
@@ -280,6 +313,8 @@ check_paths(const struct origin *o)
 	if (cf->archive != NULL)
 		usable(o, &set, cf->archive, 0, R_OK, "");
 	check_index(o, cf->index_path);
+	if (cf->patatt_tofu == CONFIG_YES)
+		check_pins(o, cf->patatt_tofu_pins);
 	set = setting(o, "GnuPGHome", cf->gnupg_home);
 	if (cf->gnupg_home != NULL)
 		usable(o, &set, cf->gnupg_home, 1, R_OK, "");

@@ -24,6 +24,7 @@
 #include "attest.h"
 #include "milter.h"
 #include "sig.h"
+#include "state.h"
 
 atomic_long			 state_in_flight;
 
@@ -42,6 +43,7 @@ static pthread_rwlock_t		 index_lock = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_mutex_t		 pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct generation	*current;	/* swapped under both locks */
 static struct attindex		*index_handle;	/* NULL: not open */
+static struct pins		*pins_handle;	/* PatattTOFU's, or NULL */
 static int			 index_ready;	/* holds what the archive has */
 static char			 index_why[sizeof(((struct pa_err *)0)->msg)];
 static struct decider		**pool;		/* of current */
@@ -85,8 +87,7 @@ same_index(const struct pa_config *a, const struct pa_config *b)
 	return same(a->index_path, b->index_path) &&
 	    (a->archive == NULL) == (b->archive == NULL) &&
 	    (a->archive_refresh > 0) == (b->archive_refresh > 0) &&
-	    a->learn_from_mail == b->learn_from_mail &&
-	    a->patatt_tofu == b->patatt_tofu;
+	    a->learn_from_mail == b->learn_from_mail;
 }
 
 /*
@@ -173,7 +174,7 @@ say_why(const char *why)
  * archive into it, and counts as ready once it has done so: until then an
  * empty index would call every attested patch "none".  Without an Archive
  * there is nothing to wait for: the index, made empty, only keeps the
- * documents learnt from mail and the keys first seen.
+ * documents learnt from mail.
  */
 static void
 open_index(void)
@@ -182,8 +183,7 @@ open_index(void)
 	struct pa_err err;
 	int refresh = cf->archive != NULL && cf->archive_refresh > 0;
 	int make = refresh || cf->archive == NULL;
-	int writable = make || cf->learn_from_mail == CONFIG_YES ||
-	    cf->patatt_tofu == CONFIG_YES;
+	int writable = make || cf->learn_from_mail == CONFIG_YES;
 	int exists = index_exists(cf->index_path);
 
 	attindex_close(index_handle);
@@ -220,6 +220,27 @@ open_index(void)
 		    cf->archive);
 }
 
+/*
+ * open_pins - (re)open PatattTOFU's pins of the current configuration
+ * (index lock held exclusively); when they cannot be used, signatures
+ * that need them are temperror
+ */
+static void
+open_pins(void)
+{
+	const struct pa_config *cf = &current->cf;
+	struct pa_err err;
+
+	pins_close(pins_handle);
+	pins_handle = NULL;
+	if (cf->patatt_tofu != CONFIG_YES)
+		return;
+	if (pins_open(&pins_handle, cf->patatt_tofu_pins, 1, 1, &err) != 0)
+		mlog(LOG_LEVEL_ERROR, "%s: signatures that need a key trusted "
+		    "on first use are marked temperror until it is fixed",
+		    err.msg);
+}
+
 int
 state_init(struct pa_config *cf, struct pa_err *err)
 {
@@ -227,6 +248,7 @@ state_init(struct pa_config *cf, struct pa_err *err)
 		return PA_ERROR;
 	pthread_rwlock_wrlock(&index_lock);
 	open_index();
+	open_pins();
 	pthread_rwlock_unlock(&index_lock);
 	return 0;
 }
@@ -243,6 +265,8 @@ state_shutdown(void)
 	pthread_mutex_unlock(&pool_lock);
 	attindex_close(index_handle);
 	index_handle = NULL;
+	pins_close(pins_handle);
+	pins_handle = NULL;
 	state_release(current);
 	current = NULL;
 	pthread_rwlock_unlock(&index_lock);
@@ -321,6 +345,7 @@ state_decide(const struct mailmsg *msg, time_t now, struct decision *d)
 		fault = "the index is being made from the archive";
 	else
 		fault = index_why;
+	decider_use_pins(dc, pins_handle, 1);
 	decide_end(dc, fault ? NULL : index_handle, fault, d);
 	pthread_rwlock_unlock(&index_lock);
 	decider_put(dc, g);
@@ -449,6 +474,9 @@ state_reload(const char *path, const char *socket)
 	if (!(keep_index = same_index(&old->cf, &fresh->cf) &&
 	    index_handle != NULL))
 		open_index();
+	/* always: the pins file may have been restored, replaced or
+	   removed, and a handle found damaged is never used again */
+	open_pins();
 	pthread_rwlock_unlock(&index_lock);
 	mlog_configure(&fresh->cf);
 	state_release(old);

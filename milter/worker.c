@@ -24,15 +24,9 @@
 #define LEARN_BYTES_MAX		((size_t)64 << 20)
 #define INDEX_RETRY		30		/* seconds between reopens */
 
-/* Work for the worker: a mail with documents, or a first-use key. */
-enum learn_kind {
-	LEARN_MAIL,		/* text: the message */
-	LEARN_TOFU		/* text: identity, NUL, key */
-};
-
+/* Work for the worker: a mail with documents. */
 struct learn_item {
 	struct learn_item	*next;
-	enum learn_kind		 kind;
 	size_t			 len;
 	char			 text[];
 };
@@ -124,31 +118,6 @@ learn(struct learn_item *it)
 	state_release(g);
 }
 
-/* remember - record a patatt identity's first key (PatattTOFU) */
-static void
-remember(struct learn_item *it)
-{
-	struct attindex *ix = state_index();
-	const char *key = it->text + strlen(it->text) + 1;
-	struct pa_err err;
-	int rc;
-
-	if (ix == NULL)
-		return;
-	if ((rc = attindex_begin(ix, &err)) == 0) {
-		if ((rc = attindex_tofu_put(ix, it->text, key, &err)) == 0)
-			rc = attindex_commit(ix, &err);
-		else
-			attindex_abort(ix);
-	}
-	if (rc != 0)
-		mlog(LOG_LEVEL_WARNING, "first-use key of %s not recorded: %s",
-		    it->text, err.msg);
-	else
-		mlog(LOG_LEVEL_INFO, "first-use key of %s recorded: %s",
-		    it->text, key);
-}
-
 static void
 refresh(void)
 {
@@ -223,10 +192,7 @@ worker_main(void *arg)
 			queue_len--;
 			queue_bytes -= it->len;
 			pthread_mutex_unlock(&lock);
-			if (it->kind == LEARN_TOFU)
-				remember(it);
-			else
-				learn(it);
+			learn(it);
 			free(it);
 			pthread_mutex_lock(&lock);
 			continue;
@@ -309,22 +275,18 @@ worker_request_reload(void)
 	pthread_mutex_unlock(&lock);
 }
 
-/* enqueue - hand an item to the worker, unless the queue is full */
+/* enqueue - hand a mail to the worker, unless the queue is full */
 static void
-enqueue(enum learn_kind kind, const char *a, size_t alen, const char *b,
-    size_t blen)
+enqueue(const char *text, size_t len)
 {
 	struct learn_item *it;
-	size_t len = alen + blen;
 
 	pthread_mutex_lock(&lock);
 	if (queue_len >= LEARN_QUEUE_MAX ||
 	    len > LEARN_BYTES_MAX - queue_bytes) {
 		pthread_mutex_unlock(&lock);
-		mlog(LOG_LEVEL_WARNING, "the worker's queue is full: %s",
-		    kind == LEARN_MAIL ? "a mail's documents are not learnt "
-		    "(the archive will bring them)" : "a first-use key is "
-		    "not recorded (the next mail offers it again)");
+		mlog(LOG_LEVEL_WARNING, "the worker's queue is full: a mail's "
+		    "documents are not learnt (the archive will bring them)");
 		return;
 	}
 	pthread_mutex_unlock(&lock);
@@ -334,10 +296,8 @@ enqueue(enum learn_kind kind, const char *a, size_t alen, const char *b,
 		return;
 	}
 	it->next = NULL;
-	it->kind = kind;
 	it->len = len;
-	memcpy(it->text, a, alen);
-	memcpy(it->text + alen, b, blen);
+	memcpy(it->text, text, len);
 	pthread_mutex_lock(&lock);
 	*queue_tail = it;
 	queue_tail = &it->next;
@@ -350,12 +310,5 @@ enqueue(enum learn_kind kind, const char *a, size_t alen, const char *b,
 void
 worker_learn(const char *text, size_t len)
 {
-	enqueue(LEARN_MAIL, text, len, "", 0);
-}
-
-void
-worker_remember(const char *identity, const char *key)
-{
-	enqueue(LEARN_TOFU, identity, strlen(identity) + 1, key,
-	    strlen(key) + 1);
+	enqueue(text, len);
 }

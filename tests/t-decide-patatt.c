@@ -19,14 +19,18 @@
 
 static enum tofu_seen tofu_answer;
 static char tofu_seen_identity[256];
+static int tofu_pin_asked;
 
 static enum tofu_seen
-tofu(void *arg, const char *identity, const char *key)
+tofu(void *arg, const char *identity, const char *key, int pin,
+    struct pin *pinned)
 {
 	(void)arg;
 	(void)key;
 	snprintf(tofu_seen_identity, sizeof(tofu_seen_identity), "%s",
 	    identity);
+	snprintf(pinned->identity, sizeof(pinned->identity), "%s", identity);
+	tofu_pin_asked = pin;
 	return tofu_answer;
 }
 
@@ -129,6 +133,25 @@ test_offered(void)
 	tofu_answer = TOFU_UNKNOWN;
 	tap_check_int(judge1(&cf, sig(PATATT_OFFERED), &d),
 	    VERDICT_TEMPERROR, "TOFU records unreadable: temperror");
+	tofu_answer = TOFU_UNPINNED;
+	tap_check_int(judge1(&cf, sig(PATATT_OFFERED), &d), VERDICT_NOKEY,
+	    "TOFU, no pin and none made: nokey");
+	tap_check_int(judge1(&cf, sig(PATATT_KEYFAULT), &d), VERDICT_TEMPERROR,
+	    "keyring fault: temperror");
+	cf.uid_match = UID_STRICT;
+	tofu_answer = TOFU_FIRST;
+	{
+		struct patatt_sig s = sig(PATATT_OFFERED);
+
+		strcpy(s.identity, "ALICE@Example.Org");
+		tap_check_int(judge1(&cf, s, &d), VERDICT_PASS,
+		    "UIDMatch strict, i=ALICE@Example.Org: the author");
+		tofu_answer = TOFU_SAME;
+		strcpy(s.identity, "mallory@example.org");
+		tap_check_int(judge1(&cf, s, &d), VERDICT_UIDMISMATCH,
+		    "TOFU, pinned key, another author: uidmismatch");
+		tap_check_int(tofu_pin_asked, 0, "... and it asks for no pin");
+	}
 	config_release(&cf);
 }
 

@@ -12,7 +12,7 @@ src=$(cd "$srcdir" && pwd) || exit 1
 
 . "$srcdir/tests/tap.sh"
 
-layers="base mail sig attest verdict"	# bottom to top
+layers="base mail sig attest state verdict"	# bottom to top
 
 # project_includes FILE: the quoted includes of FILE, one a line
 project_includes() {

@@ -109,6 +109,34 @@ st=$?
 ok $st "-n names both folders, with file and line"
 [ $st -eq 0 ] || diag "$T/err"
 
+# PatattTOFUPins: its folder, and a file there that is no pin store (read
+# without making LMDB's lock file beside it, which root would own)
+mkdir "$T/pins"
+awk 'BEGIN { for (i = 0; i < 128; i++) printf "%063d\n", i }' \
+    >"$T/pins/junk.mdb"
+: >"$T/pins/empty.mdb"
+for f in nodir/pins.mdb pins/junk.mdb pins/empty.mdb pins/new.mdb; do
+	printf '%s\n' "Socket inet:8891@127.0.0.1" "IndexPath $T/ix" \
+	    "PatattTOFU yes" "PatattTOFUPins $T/$f" "$root" >"$T/pins.conf"
+	"$M" -n -c "$T/pins.conf" >"$T/out-${f%%/*}-${f#*/}" 2>&1
+	echo $? >>"$T/out-${f%%/*}-${f#*/}"
+done
+grep -q "pins.conf:4: PatattTOFUPins $T/nodir/pins.mdb: the folder to make it in: No such file" \
+    "$T/out-nodir-pins.mdb" && [ "$(tail -1 "$T/out-nodir-pins.mdb")" = 1 ]
+ok $? "-n: PatattTOFUPins in a folder that is not there, file and line"
+grep -q "pins.conf:4: PatattTOFUPins $T/pins/junk.mdb: .*not a pin store" \
+    "$T/out-pins-junk.mdb" && [ "$(tail -1 "$T/out-pins-junk.mdb")" = 1 ]
+ok $? "-n: a PatattTOFUPins file that is not a pin store"
+[ ! -e "$T/pins/junk.mdb-lock" ]
+ok $? "  and no lock file is made beside it"
+grep -q "pins.conf:4: PatattTOFUPins $T/pins/empty.mdb: .*the file is empty" \
+    "$T/out-pins-empty.mdb" && [ "$(tail -1 "$T/out-pins-empty.mdb")" = 1 ]
+ok $? "-n: an empty PatattTOFUPins file is damage"
+[ "$(tail -1 "$T/out-pins-new.mdb")" = 0 ]
+st=$?
+ok $st "-n: a PatattTOFUPins file to be made in a folder that is there"
+[ $st -eq 0 ] || diag "$T/out-pins-new.mdb"
+
 # ... and what the milter's user could not use once root is left behind
 if [ -n "$root" ] && id nobody >/dev/null 2>&1; then
 	mkdir -m 700 "$T/rootonly" "$T/rootix"

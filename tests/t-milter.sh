@@ -122,13 +122,39 @@ EOF
 # seed 002 signed by the real patatt tool, and the same with a line of its
 # diff changed (when Debian's patatt is installed)
 . "$srcdir/tests/patatt-lib.sh"
-have_patatt=
+have_patatt= have_tofu=
 if patatt_setup "$T/patatt" && patatt_sign "$D/p1.eml" "$D/patatt.eml" &&
     patatt_sign "$D/cover.eml" "$D/patatt-cover.eml"; then
 	sed 's/^+ \* The decision process/+ * The decisive process/' \
 	    "$D/patatt.eml" >"$D/patatt-fail.eml"
 	have_patatt=yes
 fi
+# for PatattTOFU: seed 002 signed by a second key as DEV@Example.ORG, by
+# the first as dev2@example.org and as new@example.org
+tofu_sign() {
+	patatt_in_repo git config "patatt.$1.signingkey" "ed25519:$2" &&
+	    patatt_in_repo git config "patatt.$1.selector" "$2" &&
+	    patatt_in_repo git config "patatt.$1.identity" "$3" &&
+	    patatt_in_repo patatt -s "$1" sign <"$D/p1.eml" >"$D/tofu-$1.eml" \
+	    2>>"$T/patatt/sign.log"
+}
+if [ -n "$have_patatt" ] &&
+    patatt_in_repo patatt genkey -n t2 >>"$T/patatt/genkey.log" 2>&1 &&
+    tofu_sign case t2 DEV@Example.ORG && tofu_sign pgponly t1 \
+    dev2@example.org && tofu_sign new t1 new@example.org; then
+	have_tofu=yes
+	mkdir -p "$T/tofu-kr/openpgp/example.org/dev2"
+	cp "$T/patatt/keyring/ed25519/example.org/dev/t1" \
+	    "$T/tofu-kr/openpgp/example.org/dev2/default"
+fi
+# and as race@example.org by each of RACERS keys of its own
+RACERS=8
+i=1
+while [ -n "$have_tofu" ] && [ "$i" -le "$RACERS" ]; do
+	patatt_in_repo patatt genkey -n "r$i" >>"$T/patatt/genkey.log" 2>&1 &&
+	    tofu_sign "race$i" "r$i" race@example.org || have_tofu=
+	i=$((i + 1))
+done
 
 # sign KEY HOME: the attestation document of the series, signed by KEY
 sign() {
@@ -204,6 +230,43 @@ hdr_index=
 gnupghome=
 refresh=
 stopping=
+racers=
+
+# race ARG...: $racers copies of the scenario $lua at once (miltertest
+# ARG..., each straight to the milter, see t-tofu-race.lua), let go
+# together once all are ready; each copy's output follows; status 0 when
+# every copy passed
+race() {
+	mkfifo "$d/go" && mkdir "$d/ready" "$d/out.d" || return 1
+	racing=
+	i=1
+	while [ "$i" -le "$racers" ]; do
+		miltertest "$@" -D RACER="$i" -D READY="$d/ready" \
+		    -D GO="$d/go" -D OUT="$d/out.d" -s "$scenarios/$lua" \
+		    >"$d/out-$i" 2>&1 &
+		racing="$racing $!"
+		i=$((i + 1))
+	done
+	pids="$pids $racing"
+	t=0
+	while [ "$(ls "$d/ready" | wc -l)" -lt "$racers" ] && [ "$t" -lt 600 ]
+	do
+		sleep 0.1
+		t=$((t + 1))
+	done
+	# open read-write: it never blocks, and lets every copy waiting to
+	# open the fifo go on, now and later
+	exec 3<>"$d/go"
+	st=0
+	for p in $racing; do
+		wait "$p" || st=1
+		forget "$p"
+	done
+	exec 3>&-
+	cat "$d"/out-*
+	return $st
+}
+
 scenario() {
 	name=$1 lua=$2 index=$3 cut=
 	shift 3
@@ -254,12 +317,22 @@ scenario() {
 	mpid=$!
 	pids="$pids $rpid $mpid"
 
-	set -- -D HARNESS="$scenarios/harness.lua" -D SOCK="unix:$d/rec.sock" \
-	    -D RECORD="$d/rec.log" -D DATA="$d/data"
+	if [ -n "$racers" ]; then
+		set -- -D HARNESS="$scenarios/harness.lua" \
+		    -D SOCK="unix:$d/milter.sock" -D DATA="$d/data"
+	else
+		set -- -D HARNESS="$scenarios/harness.lua" \
+		    -D SOCK="unix:$d/rec.sock" -D RECORD="$d/rec.log" \
+		    -D DATA="$d/data"
+	fi
 	for v in $defines; do
 		set -- "$@" -D "$v"
 	done
-	miltertest "$@" -s "$scenarios/$lua" >"$d/out" 2>&1
+	if [ -n "$racers" ]; then
+		race "$@" >"$d/out" 2>&1
+	else
+		miltertest "$@" -s "$scenarios/$lua" >"$d/out" 2>&1
+	fi
 	rc=$?
 
 	# SIGTERM: libmilter takes seconds to stop, so the milters stop
@@ -280,6 +353,7 @@ scenario() {
 	hdr_index=
 	gnupghome=
 	refresh=
+	racers=
 }
 
 scenario pass t-pass.lua main
@@ -386,7 +460,54 @@ if [ -n "$have_patatt" ]; then
 	else
 		ok 0 "patatt-only: nothing is temperror"
 	fi
+fi
+if [ -n "$have_tofu" ]; then
+	defines="KEYRING=$T/tofu-kr"
+	scenario tofu t-tofu.lua noarchive "PatattKeyring $T/tofu-kr" \
+	    "PatattTOFU yes" "PatattTOFUPins $T/run/tofu/pins.mdb"
+	grep -c 'first-use key pinned' "$T/run/tofu/milter.log" >"$T/tofu.n"
+	expect "tofu: one key pinned, logged once" 1 "$(cat "$T/tofu.n")"
+	grep -q 'first-use key pinned: identity=DEV@Example.ORG key=[A-Za-z0-9+/=]' \
+	    "$T/run/tofu/milter.log"
+	ok $? "tofu: the log line names identity and key"
+	"$PATCHATTEST" tofu -c "$T/run/tofu/milter.conf" list >"$T/tofu.list" \
+	    2>&1
+	expect "tofu list: the one pin, canonical" "dev@example.org" \
+	    "$(cut -f1 "$T/tofu.list")"
+	"$PATCHATTEST" tofu -c "$T/run/tofu/milter.conf" forget \
+	    Dev@Example.org >"$T/tofu.forget" 2>&1
+	ok $? "tofu forget Dev@Example.org"
+	"$PATCHATTEST" tofu -c "$T/run/tofu/milter.conf" list >"$T/tofu.list" \
+	    2>&1
+	expect "tofu list: none left" "" "$(cat "$T/tofu.list")"
+	"$PATCHATTEST" tofu -c "$T/run/tofu/milter.conf" forget \
+	    dev@example.org >"$T/tofu.forget" 2>&1
+	expect "tofu forget, no pin: exit 1" 1 $?
+
+	# RACERS first uses of race@example.org at once, each with its own
+	# key: one passes and pins its key, the others fail
+	racers=$RACERS
+	scenario tofu-race t-tofu-race.lua noarchive \
+	    "PatattKeyring $T/tofu-kr" "PatattTOFU yes" \
+	    "PatattTOFUPins $T/run/tofu-race/pins.mdb"
+	out=$T/run/tofu-race/out.d
+	expect "tofu-race: one pass" 1 "$(cat "$out"/* | grep -c '^pass;')"
+	expect "tofu-race: the others fail" $((RACERS - 1)) \
+	    "$(cat "$out"/* | grep -c '^fail;')"
+	"$PATCHATTEST" tofu -c "$T/run/tofu-race/milter.conf" list \
+	    >"$T/race.list" 2>&1
+	winner=$(grep -l '^pass;' "$out"/* | head -1)
+	winner=${winner##*/}
+	key=$(sed -n '/^X-Developer-Key:/,/^[^ \t]/s/.*pk=\([A-Za-z0-9+\/=]*\).*/\1/p' \
+	    "$D/tofu-race$winner.eml")
+	expect "tofu-race: one pin, the key of the mail that passed" \
+	    "race@example.org $key" "$(cut -f1,2 "$T/race.list" | tr '\t' ' ')"
+	expect "tofu-race: logged once" 1 \
+	    "$(grep -c 'first-use key pinned' "$T/run/tofu-race/milter.log")"
 else
+	skip "tofu (t-tofu.lua)" "patatt or git is not installed"
+fi
+if [ -z "$have_patatt" ]; then
 	skip "patatt (t-patatt.lua)" "patatt or git is not installed"
 	skip "patatt-only (t-patatt-only.lua)" "patatt or git is not installed"
 fi

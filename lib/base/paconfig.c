@@ -140,6 +140,10 @@ const struct config_key config_keys[] = {
 	{ "PatattTOFU", CONFIG_CHOICE, "no", 0, 0, yes_no, OFF(patatt_tofu),
 	    "Trust a key a patch offers in X-Developer-Key on first use, "
 	    "then only that key." },
+	{ "PatattTOFUPins", CONFIG_PATH, "/var/lib/patchattest/pins.mdb", 0,
+	    0, NULL, OFF(patatt_tofu_pins),
+	    "File of the keys trusted on first use (made when missing), "
+	    "apart from the index." },
 };
 
 #define NKEYS	(sizeof(config_keys) / sizeof(config_keys[0]))

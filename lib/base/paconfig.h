@@ -133,6 +133,7 @@ struct pa_config {
 	/* patatt's signatures in the mail (X-Developer-Signature) */
 	struct config_list	 patatt_keyrings;	/* folders, in order */
 	enum yes_no		 patatt_tofu;
+	char			*patatt_tofu_pins;	/* the pins' file */
 
 	/* The line of the file each key of config_keys[] was set on; 0: its
 	   default.  For messages about a value (config_key_line()). */

@@ -88,6 +88,21 @@ patatt_key_path(char *out, size_t size, const char *algo,
 }
 
 int
+patatt_identity_canon(char *out, size_t size, const char *identity)
+{
+	size_t i, len = strlen(identity);
+
+	if (len >= size || strchr(identity, '@') == NULL)
+		return PA_ENOTFOUND;
+	for (i = 0; i < len; i++)
+		if ((unsigned char)identity[i] <= ' ' ||
+		    (unsigned char)identity[i] >= 0x7f)
+			return PA_ENOTFOUND;
+	ascii_lower_copy(out, identity, len);
+	return 0;
+}
+
+int
 patatt_key_byhash(char *out, size_t size, const char *path)
 {
 	unsigned char h[DIGEST_LEN];

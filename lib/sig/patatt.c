@@ -77,7 +77,8 @@ static const char *const result_names[] = {
 static void	 parse_from(struct patatt *);
 static int	 offered(struct patatt *, struct patatt_sig *, const char *);
 static int	 no_gnupg_home(struct patatt *);
-static enum patatt_held held(struct patatt *, const struct patatt_sig *);
+static enum patatt_held held(struct patatt *, const struct patatt_sig *,
+		    struct pa_err *);
 static int	 find_key(struct patatt *, struct patatt_check *,
 		    struct patatt_sig *);
 static int	 verdict(struct patatt *, struct patatt_check *,
@@ -239,14 +240,15 @@ no_gnupg_home(struct patatt *pt)
 	    &err) != 0;
 }
 
-/* held - whether the keyrings hold any key file for s's identity */
+/*
+ * held - whether the keyrings hold any key file for s's identity (err
+ * says why when they cannot tell)
+ */
 static enum patatt_held
-held(struct patatt *pt, const struct patatt_sig *s)
+held(struct patatt *pt, const struct patatt_sig *s, struct pa_err *err)
 {
-	struct pa_err err;
-
 	switch (patatt_keyring_holds(pt->keys, s->identity, s->selector,
-	    &err)) {
+	    err)) {
 	case 0:
 		return PATATT_HELD_NONE;
 	case 1:
@@ -299,8 +301,15 @@ find_key(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s)
 		return 0;
 	}
 	s->keysrc[0] = '\0';
-	s->held = held(pt, s);
-	if (s->algo == PATATT_OPENPGP && no_gnupg_home(pt))
+	s->held = held(pt, s, &kerr);
+	if (s->held == PATATT_HELD_UNKNOWN && s->offered[0])
+		patatt_set(s, PATATT_KEYFAULT, "%s", kerr.msg);
+	else if (s->held == PATATT_HELD_SOME && s->offered[0])
+		patatt_set(s, PATATT_NOKEY, "%s/%s: no matching %s key found, "
+		    "and the keyring has other key files for %s (the offered "
+		    "key is not used)", s->identity, s->selector, c->word,
+		    s->identity);
+	else if (s->algo == PATATT_OPENPGP && no_gnupg_home(pt))
 		patatt_set(s, PATATT_NOKEY, "%s/%s: no OpenPGP key file, and "
 		    "no GnuPG home", s->identity, s->selector);
 	else if (s->algo == PATATT_OPENPGP)

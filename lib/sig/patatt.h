@@ -27,7 +27,10 @@
  * when the keyrings have no key, an ed25519 or OpenSSH signature is
  * checked with the offered key and, if it verifies, reported as
  * PATATT_OFFERED with the key in `offered', for a caller that trusts keys
- * on first use; anything else is PATATT_NOKEY.
+ * on first use; anything else is PATATT_NOKEY.  An identity that has a
+ * key file of any kind in a folder (another algorithm, another selector)
+ * is never OFFERED: only its files speak for it.  OFFERED also needs
+ * every folder readable; when one is not, the signature is PATATT_KEYFAULT.
  *
  * The keyring folders and the key files parsed from them are one struct
  * patatt_keyring, shared by every verifier of a process (it has its own
@@ -157,6 +160,15 @@ struct patatt_cache_stats {
 
 void		 patatt_keyring_stats(struct patatt_keyring *,
 		    struct patatt_cache_stats *);
+/*
+ * patatt_identity_canon - the one form of a patatt identity that key files,
+ * first-use pins and UIDMatch compare: the address lowered in ASCII, as
+ * the key paths are (patatt.md 4).  0, or PA_ENOTFOUND for an identity
+ * that has no such form (no "@", a byte that is not printable ASCII, or
+ * longer than size - 1).
+ */
+int		 patatt_identity_canon(char *out, size_t size,
+		    const char *identity);
 /* patatt_keyring_relative - a key file's path inside its folder */
 const char	*patatt_keyring_relative(const struct patatt_keyring *,
 		    const char *path);

@@ -12,10 +12,15 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "decide.h"
 #include "sig.h"
+#include "state.h"
+#include "base.h"
+
+static int	 same_identity(const char *, const char *);
+static void	 first_use(const struct patatt_context *,
+		    const struct patatt_sig *, struct decision *);
 
 static const char *const algo_names[] = {
 	[PATATT_ED25519] = "ed25519-sha256",
@@ -60,6 +65,60 @@ key_verdict(const struct patatt_context *j, const struct patatt_sig *s,
 	return 0;
 }
 
+/*
+ * same_identity - a and b are one identity: equal once lowered in ASCII,
+ * the form patatt_identity_canon() gives key files and pins
+ */
+static int
+same_identity(const char *a, const char *b)
+{
+	for (; *a != '\0' && ascii_lower(*a) == ascii_lower(*b); a++, b++)
+		;
+	return *a == '\0' && *b == '\0';
+}
+
+/*
+ * first_use - PatattTOFU for a signature that verifies only with the key
+ * the mail offers, c its verdict were that key trusted: a pass pins the
+ * key when the identity has none (the caller may refuse: mail that is no
+ * patch); any other verdict only reads the pin.  Another key pinned
+ * fails; no pin is nokey.
+ */
+static void
+first_use(const struct patatt_context *j, const struct patatt_sig *s,
+    struct decision *c)
+{
+	struct pin pin;
+
+	switch (j->tofu(j->tofu_arg, s->identity, s->offered,
+	    c->result == VERDICT_PASS, &pin)) {
+	case TOFU_FIRST:
+		snprintf(c->tofu_key, sizeof(c->tofu_key), "%s", s->offered);
+		/* FALLTHROUGH */
+	case TOFU_SAME:
+		if (c->result == VERDICT_PASS)
+			snprintf(c->reason, sizeof(c->reason), "the key the "
+			    "mail offers, trusted on first use");
+		break;
+	case TOFU_OTHER:
+		c->result = VERDICT_FAIL;
+		snprintf(c->reason, sizeof(c->reason), "the key for %.200s "
+		    "is not the one first used", pin.identity);
+		break;
+	case TOFU_UNPINNED:
+		c->result = VERDICT_NOKEY;
+		snprintf(c->reason, sizeof(c->reason), "only the mail offers "
+		    "a key, not pinned (a first key is pinned from a patch "
+		    "only): %s", s->offered);
+		break;
+	case TOFU_UNKNOWN:
+		c->result = VERDICT_TEMPERROR;
+		snprintf(c->reason, sizeof(c->reason), "the first-use keys "
+		    "cannot be read");
+		break;
+	}
+}
+
 /* judge_signature - what a single signature means */
 static void
 judge_signature(const struct patatt_context *j, const struct patatt_sig *s,
@@ -89,35 +148,14 @@ judge_signature(const struct patatt_context *j, const struct patatt_sig *s,
 		snprintf(c->reason, sizeof(c->reason), "%s", s->detail);
 		return;
 	case PATATT_OFFERED:
-		if (j->cfg->patatt_tofu == CONFIG_YES && j->tofu != NULL) {
-			switch (j->tofu(j->tofu_arg, s->identity, s->offered)) {
-			case TOFU_FIRST:
-				snprintf(c->tofu_key, sizeof(c->tofu_key),
-				    "%s", s->offered);
-				/* FALLTHROUGH */
-			case TOFU_SAME:
-				c->result = VERDICT_PASS;
-				snprintf(c->reason, sizeof(c->reason), "the "
-				    "key the mail offers, trusted on first use");
-				break;
-			case TOFU_OTHER:
-				c->result = VERDICT_FAIL;
-				snprintf(c->reason, sizeof(c->reason), "the "
-				    "key for %s is not the one first seen",
-				    s->identity);
-				return;
-			case TOFU_UNKNOWN:
-				c->result = VERDICT_TEMPERROR;
-				snprintf(c->reason, sizeof(c->reason), "the "
-				    "first-use keys cannot be read");
-				return;
-			}
-			break;
+		if (j->cfg->patatt_tofu != CONFIG_YES || j->tofu == NULL) {
+			c->result = VERDICT_NOKEY;
+			snprintf(c->reason, sizeof(c->reason), "only the mail "
+			    "offers a key: %s", s->offered);
+			return;
 		}
-		c->result = VERDICT_NOKEY;
-		snprintf(c->reason, sizeof(c->reason), "only the mail offers "
-		    "a key: %s", s->offered);
-		return;
+		c->result = VERDICT_PASS;	/* if the pin says so */
+		break;
 	case PATATT_BADSIG:
 		c->result = VERDICT_FAIL;
 		snprintf(c->reason, sizeof(c->reason), "%s", s->detail[0] ?
@@ -140,7 +178,7 @@ judge_signature(const struct patatt_context *j, const struct patatt_sig *s,
 	if (c->result != VERDICT_PASS)
 		return;
 	if (j->cfg->uid_match == UID_STRICT && (j->author == NULL ||
-	    strcasecmp(j->author, s->identity) != 0)) {
+	    !same_identity(j->author, s->identity))) {
 		c->result = VERDICT_UIDMISMATCH;
 		snprintf(c->reason, sizeof(c->reason), "the signer %s is not "
 		    "the author <%s>", s->identity, j->author ? j->author : "");
@@ -151,6 +189,8 @@ judge_signature(const struct patatt_context *j, const struct patatt_sig *s,
 		snprintf(c->reason, sizeof(c->reason), "signed %ld days "
 		    "before the mail's date", days);
 	}
+	if (s->result == PATATT_OFFERED)
+		first_use(j, s, c);
 }
 
 /* better - whether a beats b: a fail first, then the verdict order */

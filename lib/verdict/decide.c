@@ -61,6 +61,8 @@ struct decider {
 	struct msghash		 h;
 	struct sbuf		 name, email, work;
 	struct att_hit		 hits[MAX_HITS];
+	struct pins		*pins;		/* PatattTOFU's, or NULL */
+	int			 record;	/* patches may pin */
 	/* the message being decided, from decide_begin() to decide_end() */
 	struct attindex		*ix;
 	time_t			 now;
@@ -116,6 +118,13 @@ void
 decider_rebind(struct decider *d, const struct pa_config *cfg)
 {
 	d->cfg = cfg;
+}
+
+void
+decider_use_pins(struct decider *d, struct pins *pins, int record)
+{
+	d->pins = pins;
+	d->record = record;
 }
 
 void
@@ -373,23 +382,33 @@ look_by_author(struct decider *d, struct candidate *best)
 	}
 }
 
-/* first_key - PatattTOFU: key against the one identity offered first */
+/*
+ * first_key - PatattTOFU: key against identity's pin, pinned now when pin
+ * is asked, the decider records and the message is a patch judged whole
+ * (a cover letter or any other mail only reads the pins)
+ */
 static enum tofu_seen
-first_key(void *arg, const char *identity, const char *key)
+first_key(void *arg, const char *identity, const char *key, int pin,
+    struct pin *pinned)
 {
 	struct decider *d = arg;
+	enum pin_seen seen;
 	struct pa_err err;
-	char seen[256];
 	int rc;
 
-	if (d->ix == NULL)
+	if (d->pins == NULL)
 		return TOFU_UNKNOWN;
-	rc = attindex_tofu_get(d->ix, identity, seen, sizeof(seen), &err);
+	if (pin && d->record && d->has_patch && !d->temperror) {
+		rc = pins_first_use(d->pins, identity, key, d->now, &seen,
+		    pinned, &err);
+		if (rc == 0)
+			return seen == PIN_NEW ? TOFU_FIRST : seen == PIN_SAME ?
+			    TOFU_SAME : TOFU_OTHER;
+	} else if ((rc = pins_get(d->pins, identity, pinned, &err)) == 0)
+		return strcmp(pinned->key, key) == 0 ? TOFU_SAME : TOFU_OTHER;
 	if (rc == PA_ENOTFOUND)
-		return TOFU_FIRST;
-	if (rc != 0)
-		return TOFU_UNKNOWN;
-	return strcmp(seen, key) == 0 ? TOFU_SAME : TOFU_OTHER;
+		return TOFU_UNPINNED;	/* or never to be pinned */
+	return TOFU_UNKNOWN;
 }
 
 /* has_diff - some variant of the patch has a diff (not only a diffstat) */

@@ -32,6 +32,7 @@
 #include "base.h"
 #include "patchattest.h"
 #include "sig.h"
+#include "state.h"
 
 enum verdict {
 	VERDICT_PASS,		/* attested by a trusted key, policy met */
@@ -76,8 +77,9 @@ struct decision {
 	enum verdict	 v01, patatt;
 	char		 algo[16];		/* patatt's a=, or "" */
 	char		 identity[256];		/* patatt's i=, or "" */
-	char		 tofu_key[256];		/* a first-use key the caller
-						   records for identity */
+	char		 tofu_key[256];		/* the key this message pinned
+						   for identity (PatattTOFU),
+						   or "" */
 };
 
 struct decider;
@@ -99,6 +101,12 @@ void	decider_free(struct decider *);
  * their key listings are kept
  */
 void	decider_rebind(struct decider *, const struct pa_config *cfg);
+/*
+ * decider_use_pins - PatattTOFU's pins from now on (NULL: none, and a key
+ * only offered is temperror); record: patches may pin a first key, else
+ * the pins are only read
+ */
+void	decider_use_pins(struct decider *, struct pins *pins, int record);
 
 /*
  * decide_begin - the first step on msg, which must stay unchanged until
@@ -143,12 +151,13 @@ struct record_facts {
 void	record_verdict(const struct record_facts *, const struct pa_config *cfg,
 	    struct decision *d);
 
-/* PatattTOFU: an identity's offered key against the one first seen. */
+/* PatattTOFU: an identity's offered key against its pin. */
 enum tofu_seen {
-	TOFU_SAME,		/* the key first seen */
-	TOFU_OTHER,		/* another key than the first */
-	TOFU_FIRST,		/* none seen yet: this one is the first */
-	TOFU_UNKNOWN		/* the first-use records cannot be read */
+	TOFU_SAME,		/* the key pinned */
+	TOFU_OTHER,		/* another key is pinned */
+	TOFU_FIRST,		/* no pin: this key is pinned now */
+	TOFU_UNPINNED,		/* no pin, and none made */
+	TOFU_UNKNOWN		/* the pins cannot be read */
 };
 
 /*
@@ -156,7 +165,8 @@ enum tofu_seen {
  * keyring folders (to name key files within them), a GnuPG context for
  * the state of OpenPGP keys of the GnuPG home, the mail's author address
  * and date, and for PatattTOFU a function that compares an identity's
- * offered key with the one first seen.
+ * offered key with its pin, and pins it when pin is set and the identity
+ * has none (*pinned: the pin it has, when it has one).
  */
 struct patatt_report;
 struct patatt_context {
@@ -166,7 +176,8 @@ struct patatt_context {
 	const char		*author;	/* address, or NULL */
 	time_t			 mail_date, now;
 	enum tofu_seen		(*tofu)(void *, const char *identity,
-				    const char *key);
+				    const char *key, int pin,
+				    struct pin *pinned);
 	void			*tofu_arg;
 };
 

@@ -6,11 +6,12 @@
 #
 # usage: tests/fuzz/run.sh [SECONDS [TARGET...]]
 #
-# TARGET is msghash, mailpush, attdoc, patatt, keyfile, config, callbacks
-# or torture (default: all).  msghash and mailpush feed mail to the hashing,
-# attdoc documents to their parser, patatt signed mail to the verifier,
-# keyfile patatt keyring files (ed25519, OpenPGP, OpenSSH) to their parsers,
-# config configuration files to the parser, callbacks sequences of
+# TARGET is msghash, mailpush, attdoc, patatt, keyfile, config, pins,
+# callbacks or torture (default: all).  msghash and mailpush feed mail to
+# the hashing, attdoc documents to their parser, patatt signed mail to the
+# verifier, keyfile patatt keyring files (ed25519, OpenPGP, OpenSSH) to
+# their parsers, config configuration files to the parser, pins records to
+# the first-use pins, callbacks sequences of
 # libmilter callbacks to the milter (fakemilter.c stands in for
 # libmilter); torture makes every allocation of the seed series' way
 # through the milter fail in turn (no sanitizer: it replaces malloc).
@@ -27,7 +28,7 @@ set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-300}
 [ $# -gt 0 ] && shift
-targets=${*:-msghash mailpush attdoc patatt keyfile config callbacks torture}
+targets=${*:-msghash mailpush attdoc patatt keyfile config pins callbacks torture}
 corpus=${PATCHATTEST_CORPUS:-$src/../shared/corpus}
 build=${FUZZ_BUILD:-$(mktemp -d "${TMPDIR:-/tmp}/patchattest-fuzz.XXXXXX")}
 flags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
@@ -48,7 +49,8 @@ libs="lib/libpatchattest.a $(pkg-config --libs libcrypto gpgme yaml-0.1 lmdb \
 milter="$src/milter/callbacks.c $src/milter/state.c $src/milter/worker.c \
     $src/milter/log.c $src/tests/fuzz/fakemilter.c"
 includes="-I. -I$src/lib -I$src/lib/base -I$src/lib/mail -I$src/lib/sig \
-    -I$src/lib/attest -I$src/lib/verdict -I$src/milter -I$src/tests/fuzz"
+    -I$src/lib/attest -I$src/lib/state -I$src/lib/verdict -I$src/milter \
+    -I$src/tests/fuzz"
 
 # seeds TARGET DIR: starting inputs for one target
 seeds()
@@ -116,6 +118,11 @@ out += bytes([6, 7]) + s(body[:65535]) + bytes([8, 10])
 open(sys.argv[2], "wb").write(out)
 EOF
 		done
+		;;
+	pins)
+		# a pin as the store keeps it, and one too short to be one
+		printf 'dev@example.org\t\0\0\0\0\0\0\0\1KEY\nx@y\tabc\n' \
+		    >"$dest/two"
 		;;
 	attdoc)
 		# the attestation block of the seed series' patch 002

@@ -6,6 +6,8 @@
 --
 --   SOCK     socket of the recorder, e.g. "unix:/tmp/x/rec.sock"
 --   RECORD   the recorder's log: one line per milter protocol packet
+--            (unset when the scenario speaks to the milter directly:
+--            then send() reports no actions)
 --   DATA     directory of prepared mail: p1.eml..p6.eml (seeds 002..007),
 --            fail-m.eml and fail-p.eml (seed 002 with a line of its
 --            commit message or diff changed), late.eml (seed 002 dated
@@ -178,7 +180,8 @@ local qids = 0
 
 -- send(conn, msg, opts): one message through the milter up to the end of
 -- message.  opts.qid sets the queue ID macro "i" (default Q<n>);
--- opts.upto = "headers" or "body" stops early (for aborts).  Returns
+-- opts.upto = "headers" or "body" stops early (for aborts);
+-- opts.before_eom is called before the end of message is sent.  Returns
 -- {reply = SMFIR_*, acts = what the milter asked for at end of message}.
 function send(conn, msg, opts)
 	opts = opts or {}
@@ -229,9 +232,13 @@ function send(conn, msg, opts)
 	if opts.upto == "body" then
 		return nil
 	end
+	if opts.before_eom then
+		opts.before_eom()
+	end
 	local err = mt.eom(conn)
 	check(err == nil, "end of message: %s", tostring(err))
-	return { reply = mt.getreply(conn), acts = actions(), qid = qid }
+	return { reply = mt.getreply(conn), acts = RECORD and actions() or {},
+	    qid = qid }
 end
 
 -- unescape(s): a field of the recorder's log (\\ \t \n \r \xHH)
