@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * worker.c - the background thread: documents learnt from mail, the
- * archive re-read every ArchiveRefresh seconds, reloads, and another try
- * at an index that could not be opened.  Mail never waits for it: the
- * callbacks only queue work here.
+ * archive re-read every ArchiveRefresh seconds, reloads, and reopening
+ * the index (replaced, damaged, or not opened yet).  Mail waits for it
+ * only when its index was replaced or damaged (worker_reopen_index, a
+ * second or two at most); otherwise the callbacks only queue work here,
+ * and what the worker does stops between documents and archive entries
+ * when a reload, a reopen or the end is asked for.
  *
  * It is the only thread that writes the index or replaces it, so it needs
  * no lock of its own around either.  GnuPG runs here (each document is
@@ -325,6 +328,7 @@ worker_stop(void)
 	pthread_mutex_lock(&lock);
 	stopping = 1;
 	pthread_cond_signal(&wake);
+	pthread_cond_broadcast(&reopened);	/* no reopen is coming */
 	pthread_mutex_unlock(&lock);
 	pthread_join(thread, NULL);
 	while ((it = queue_head) != NULL) {
