@@ -370,6 +370,9 @@ cb_eom(SMFICTX *ctx)
 	}
 	if (collecting(c))
 		read_result(c, mailmsg_eom(c->msg));
+	/* Replaced or cut short by something else: a new handle first. */
+	if (state_index_stale())
+		worker_reopen_index();
 	if (c->fault != NULL)
 		decision_fault(&d, c->lasting, c->fault);
 	else if (c->oversize) {
@@ -381,9 +384,6 @@ cb_eom(SMFICTX *ctx)
 		message_end(c);
 		return rc;
 	}
-	/* Cut short by something else: a new handle, as soon as may be. */
-	if (state_index_damaged())
-		worker_request_reopen();
 	rc = conclude(ctx, c, &d);
 	message_end(c);
 	return rc;

@@ -62,7 +62,8 @@ int			 state_reload(const char *path, const char *socket);
 void			 state_reopen_index(void);
 void			 state_index_made(void);
 struct attindex		*state_index(void);
-int			 state_index_damaged(void);	/* cut short */
+/* state_index_stale - the index was replaced or damaged: reopen it */
+int			 state_index_stale(void);
 extern atomic_long	 state_in_flight;	/* messages being received */
 
 /* worker.c: the background thread */
@@ -70,7 +71,11 @@ int	worker_start(const char *config_path, const char *socket,
 	    struct pa_err *);
 void	worker_stop(void);
 void	worker_request_reload(void);
-void	worker_request_reopen(void);	/* the index was found damaged */
+/*
+ * worker_reopen_index - the index found replaced or damaged: have the
+ * worker reopen it, and wait for that a second or two at most
+ */
+void	worker_reopen_index(void);
 void	worker_learn(const char *text, size_t len);
 
 /* Whom the milter runs as once its socket is open (UserID), if anyone. */

@@ -9,11 +9,18 @@
  * in a new configuration or to reopen the index.  A decider belongs to
  * the generation it was made for, and goes back into the pool only while
  * that generation is in force.
+ *
+ * The index's data file is looked at (one stat()) before each message:
+ * one removed, replaced or damaged under the open handle is reopened
+ * before the message is decided (patchattest index may rebuild it while
+ * the milter runs), and one that could not be opened is tried again as
+ * soon as it changes.
  */
 #include "config.h"
 
 #include <sys/stat.h>
 
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -46,6 +53,8 @@ static struct attindex		*index_handle;	/* NULL: not open */
 static struct pins		*pins_handle;	/* PatattTOFU's, or NULL */
 static int			 index_ready;	/* holds what the archive has */
 static char			 index_why[sizeof(((struct pa_err *)0)->msg)];
+static struct stat		 index_seen;	/* data file at the last open */
+static int			 index_seen_err;	/* its stat()'s errno */
 static struct decider		**pool;		/* of current */
 static size_t			 pool_len, pool_cap;
 
@@ -146,15 +155,27 @@ pool_empty(void)
 		decider_free(pool[--pool_len]);
 }
 
-/* index_exists - whether an index was ever made at path */
+/* index_stat - the index's data file at path into st: 0 or an errno */
 static int
-index_exists(const char *path)
+index_stat(const char *path, struct stat *st)
 {
 	char data[PATH_MAX];
-	struct stat st;
 
-	return (size_t)snprintf(data, sizeof(data), "%s/data.mdb", path) <
-	    sizeof(data) && stat(data, &st) == 0;
+	if (attindex_file(data, sizeof(data), path) != 0)
+		return ENAMETOOLONG;
+	return stat(data, st) == 0 ? 0 : errno;
+}
+
+/* same_file - a and b are the same file, unchanged */
+static int
+same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	    a->st_size == b->st_size &&
+	    a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	    a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	    a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
 /* say_why - log a reason for temperror once, not at every retry */
@@ -184,8 +205,10 @@ open_index(void)
 	int refresh = cf->archive != NULL && cf->archive_refresh > 0;
 	int make = refresh || cf->archive == NULL;
 	int writable = make || cf->learn_from_mail == CONFIG_YES;
-	int exists = index_exists(cf->index_path);
+	int exists;
 
+	index_seen_err = index_stat(cf->index_path, &index_seen);
+	exists = index_seen_err == 0;
 	attindex_close(index_handle);
 	index_handle = NULL;
 	index_ready = exists || cf->archive == NULL;
@@ -339,7 +362,9 @@ state_decide(const struct mailmsg *msg, time_t now, struct decision *d)
 		return PA_ENOPATCH;
 	}
 	pthread_rwlock_rdlock(&index_lock);
-	if (index_ready && index_handle != NULL)
+	if (index_handle != NULL && attindex_replaced(index_handle))
+		fault = "the index was replaced and is being reopened";
+	else if (index_ready && index_handle != NULL)
 		fault = NULL;
 	else if (index_handle != NULL)
 		fault = "the index is being made from the archive";
@@ -353,14 +378,22 @@ state_decide(const struct mailmsg *msg, time_t now, struct decision *d)
 }
 
 int
-state_index_damaged(void)
+state_index_stale(void)
 {
-	int damaged;
+	struct stat now;
+	int stale, err;
 
 	pthread_rwlock_rdlock(&index_lock);
-	damaged = attindex_damaged(index_handle);
+	if (index_handle != NULL)
+		stale = attindex_damaged(index_handle) ||
+		    attindex_replaced(index_handle);
+	else {
+		err = index_stat(current->cf.index_path, &now);
+		stale = err != index_seen_err ||
+		    (err == 0 && !same_file(&now, &index_seen));
+	}
 	pthread_rwlock_unlock(&index_lock);
-	return damaged;
+	return stale;
 }
 
 struct attindex *
@@ -472,7 +505,8 @@ state_reload(const char *path, const char *socket)
 		pool_empty();
 	pthread_mutex_unlock(&pool_lock);
 	if (!(keep_index = same_index(&old->cf, &fresh->cf) &&
-	    index_handle != NULL))
+	    index_handle != NULL && !attindex_damaged(index_handle) &&
+	    !attindex_replaced(index_handle)))
 		open_index();
 	/* always: the pins file may have been restored, replaced or
 	   removed, and a handle found damaged is never used again */

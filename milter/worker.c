@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * worker.c - the background thread: documents learnt from mail, the
- * archive re-read every ArchiveRefresh seconds, reloads, and another try
- * at an index that could not be opened.  Mail never waits for it: the
- * callbacks only queue work here.
+ * archive re-read every ArchiveRefresh seconds, reloads, and reopening
+ * the index (replaced, damaged, or not opened yet).  Mail waits for it
+ * only when its index was replaced or damaged (worker_reopen_index, a
+ * second or two at most); otherwise the callbacks only queue work here,
+ * and what the worker does stops between documents and archive entries
+ * when a reload, a reopen or the end is asked for.
  *
  * It is the only thread that writes the index or replaces it, so it needs
  * no lock of its own around either.  GnuPG runs here (each document is
@@ -23,6 +26,7 @@
 #define LEARN_QUEUE_MAX		64		/* messages waiting */
 #define LEARN_BYTES_MAX		((size_t)64 << 20)
 #define INDEX_RETRY		30		/* seconds between reopens */
+#define REOPEN_WAIT		2		/* seconds a message waits */
 
 /* Work for the worker: a mail with documents. */
 struct learn_item {
@@ -34,6 +38,9 @@ struct learn_item {
 static pthread_t		 thread;
 static pthread_mutex_t		 lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t		 wake;
+static pthread_cond_t		 reopened;	/* reopens went up */
+static unsigned long		 reopens;	/* index reopens done */
+static int			 reopening;	/* one is under way */
 static struct learn_item	*queue_head, **queue_tail = &queue_head;
 static size_t			 queue_len, queue_bytes;
 static int			 reload_wanted, reopen_wanted, stopping;
@@ -51,7 +58,7 @@ wanted_stop(void *arg)
 
 	(void)arg;
 	pthread_mutex_lock(&lock);
-	stop = stopping || reload_wanted;
+	stop = stopping || reload_wanted || reopen_wanted;
 	pthread_mutex_unlock(&lock);
 	cut_short |= stop;
 	return stop;
@@ -81,10 +88,15 @@ worker_pgp(struct generation *g)
 	return pgp;
 }
 
+/*
+ * learn - the documents of a mail, up to LearnMaxDocuments; a reload, a
+ * reopen or the end asked for meanwhile stops it before the next GnuPG
+ * run, and the rest of the mail is not learnt (the archive brings it)
+ */
 static void
 learn(struct learn_item *it)
 {
-	struct indexer_hooks hooks = { index_warn, NULL, NULL, NULL };
+	struct indexer_hooks hooks = { index_warn, NULL, wanted_stop, NULL };
 	struct indexer_stats st;
 	struct generation *g = state_hold();
 	struct attindex *ix = state_index();
@@ -100,17 +112,16 @@ learn(struct learn_item *it)
 		state_release(g);
 		return;
 	}
-	if ((rc = attindex_begin(ix, &err)) == 0) {
-		rc = indexer_message(ix, p, it->text, it->len, "mail", &st,
-		    &hooks, &err);
-		if (rc == 0)
-			rc = attindex_commit(ix, &err);
-		else
-			attindex_abort(ix);
-	}
+	cut_short = 0;
+	rc = indexer_mail(ix, p, it->text, it->len,
+	    (size_t)g->cf.learn_max_documents, &st, &hooks, &err);
 	if (rc != 0)
 		mlog(LOG_LEVEL_WARNING, "learning from mail: %s", err.msg);
-	else if (st.documents > 0)
+	else if (cut_short)
+		mlog(LOG_LEVEL_INFO, "learning from mail stopped for a reload, "
+		    "a reopen of the index or the end: the rest of the mail "
+		    "is not learnt");
+	if (st.documents > 0)
 		mlog(LOG_LEVEL_INFO, "learnt from mail: %zu document(s), %zu "
 		    "with a good signature, %zu already known, %zu "
 		    "attestation(s) indexed", st.documents, st.verified,
@@ -166,6 +177,42 @@ refresh_interval(void)
 	return s;
 }
 
+/* reopen - the index reopened, and the messages waiting for it told */
+static void
+reopen(void)
+{
+	pthread_mutex_lock(&lock);
+	reopen_wanted = 0;
+	reopening = 1;
+	pthread_mutex_unlock(&lock);
+	state_reopen_index();
+	pthread_mutex_lock(&lock);
+	reopening = 0;
+	reopens++;
+	pthread_cond_broadcast(&reopened);
+	pthread_mutex_unlock(&lock);
+}
+
+/* next_item - the first queued item, taken off the queue (lock held) */
+static struct learn_item *
+next_item(void)
+{
+	struct learn_item *it;
+
+	if ((it = queue_head) != NULL) {
+		if ((queue_head = it->next) == NULL)
+			queue_tail = &queue_head;
+		queue_len--;
+		queue_bytes -= it->len;
+	}
+	return it;
+}
+
+/*
+ * worker_main - reloads first, then reopens (messages wait for them),
+ * then one queued item, then the archive; between any two of them the
+ * queue lock is free
+ */
 static void *
 worker_main(void *arg)
 {
@@ -173,7 +220,6 @@ worker_main(void *arg)
 	struct timespec until;
 	time_t next_refresh = 0, next_retry = time(NULL) + INDEX_RETRY, now;
 	long every;
-	int reopen;
 
 	(void)arg;
 	pthread_mutex_lock(&lock);
@@ -186,25 +232,23 @@ worker_main(void *arg)
 			pthread_mutex_lock(&lock);
 			continue;
 		}
-		if ((it = queue_head) != NULL) {
-			if ((queue_head = it->next) == NULL)
-				queue_tail = &queue_head;
-			queue_len--;
-			queue_bytes -= it->len;
+		now = time(NULL);
+		if (reopen_wanted ||
+		    (now >= next_retry && state_index() == NULL)) {
+			next_retry = now + INDEX_RETRY;
+			pthread_mutex_unlock(&lock);
+			reopen();
+			pthread_mutex_lock(&lock);
+			continue;
+		}
+		if ((it = next_item()) != NULL) {
 			pthread_mutex_unlock(&lock);
 			learn(it);
 			free(it);
 			pthread_mutex_lock(&lock);
 			continue;
 		}
-		reopen = reopen_wanted;
-		reopen_wanted = 0;
 		pthread_mutex_unlock(&lock);
-		now = time(NULL);
-		if (state_index() == NULL && (reopen || now >= next_retry)) {
-			next_retry = now + INDEX_RETRY;
-			state_reopen_index();
-		}
 		every = refresh_interval();
 		if (every > 0 && now >= next_refresh) {
 			refresh();
@@ -233,6 +277,7 @@ worker_start(const char *path, const char *socket, struct pa_err *err)
 	config_path = path;
 	socket_override = socket;
 	pthread_cond_init(&wake, NULL);
+	pthread_cond_init(&reopened, NULL);
 	if ((rc = pthread_create(&thread, NULL, worker_main, NULL)) != 0) {
 		pa_err_set(err, "cannot start the worker thread: %s",
 		    strerror(rc));
@@ -249,6 +294,7 @@ worker_stop(void)
 	pthread_mutex_lock(&lock);
 	stopping = 1;
 	pthread_cond_signal(&wake);
+	pthread_cond_broadcast(&reopened);	/* no reopen is coming */
 	pthread_mutex_unlock(&lock);
 	pthread_join(thread, NULL);
 	while ((it = queue_head) != NULL) {
@@ -258,11 +304,21 @@ worker_stop(void)
 }
 
 void
-worker_request_reopen(void)
+worker_reopen_index(void)
 {
+	struct timespec until;
+	unsigned long want;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += REOPEN_WAIT;
 	pthread_mutex_lock(&lock);
+	/* One under way may have looked at the file before it changed. */
+	want = reopens + (reopening ? 2 : 1);
 	reopen_wanted = 1;
 	pthread_cond_signal(&wake);
+	while (reopens < want && !stopping &&
+	    pthread_cond_timedwait(&reopened, &lock, &until) == 0)
+		;
 	pthread_mutex_unlock(&lock);
 }
 

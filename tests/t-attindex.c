@@ -448,7 +448,6 @@ t_schema(void)
 	MDB_val k, v;
 	MDB_stat st;
 	char dir[512], want[1024];
-	size_t docs, atts;
 
 	subdir(dir, sizeof(dir), "schema");
 	if (attindex_open(&h, dir, 1, &err) != 0) {
@@ -480,33 +479,23 @@ t_schema(void)
 	tap_check_int(attindex_open(&h, dir, 0, &err), PA_ERROR,
 	    "a reader refuses another schema");
 	snprintf(want, sizeof(want), "index at %s has schema "
-	    "patchattest-index 0, this program needs %s: run patchattest "
-	    "index", dir, ATTINDEX_SCHEMA);
+	    "patchattest-index 0, which this program (%s) cannot read or "
+	    "upgrade; remove it and run patchattest index", dir,
+	    ATTINDEX_SCHEMA);
 	tap_check_str(err.msg, want, "and says so");
-	tap_check_int(attindex_open(&h, dir, 1, &err), 0,
-	    "a writer rebuilds it");
-	snprintf(want, sizeof(want), "index at %s had schema "
-	    "patchattest-index 0; rebuilt empty (run patchattest index to "
-	    "fill it)", dir);
+	tap_check_int(attindex_open(&h, dir, 1, &err), PA_ERROR,
+	    "a writer refuses it too, rather than empty it");
 	tap_check_str(err.msg, want, "and says so");
-	if (h != NULL) {
-		attindex_stats(h, &docs, &atts, &err);
-		tap_check(docs == 0 && atts == 0, "empty after the rebuild");
-		attindex_close(h);
-	}
 	mdb_env_create(&env);
 	mdb_env_set_maxdbs(env, 8);
 	mdb_env_open(env, dir, MDB_RDONLY, 0600);
 	mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
 	mdb_dbi_open(txn, NULL, 0, &dbi);
 	mdb_stat(txn, dbi, &st);
-	tap_check_int((long long)st.ms_entries, 4,
-	    "only our 4 databases are left");
+	tap_check_int((long long)st.ms_entries, 5,
+	    "its 5 databases are all there");
 	mdb_txn_abort(txn);
 	mdb_env_close(env);
-	tap_check_int(attindex_open(&h, dir, 0, &err), 0,
-	    "now a reader opens it");
-	attindex_close(h);
 
 	/* No stamp at all, in an environment that is not empty. */
 	subdir(dir, sizeof(dir), "nostamp");
@@ -521,17 +510,15 @@ t_schema(void)
 	mdb_put(txn, dbi, &k, &v, 0);
 	mdb_txn_commit(txn);
 	mdb_env_close(env);
+	snprintf(want, sizeof(want), "index at %s is damaged or not ours: its "
+	    "file holds data but no schema stamp; remove it and run "
+	    "patchattest index", dir);
 	tap_check_int(attindex_open(&h, dir, 0, &err), PA_ERROR,
 	    "a reader refuses an index without a stamp");
-	snprintf(want, sizeof(want), "index at %s has no schema stamp, this "
-	    "program needs %s: run patchattest index", dir, ATTINDEX_SCHEMA);
 	tap_check_str(err.msg, want, "and says so");
-	tap_check_int(attindex_open(&h, dir, 1, &err), 0,
-	    "a writer rebuilds it");
-	snprintf(want, sizeof(want), "index at %s had no schema stamp; "
-	    "rebuilt empty (run patchattest index to fill it)", dir);
+	tap_check_int(attindex_open(&h, dir, 1, &err), PA_ERROR,
+	    "a writer refuses it too");
 	tap_check_str(err.msg, want, "and says so");
-	attindex_close(h);
 }
 
 static void
@@ -894,13 +881,7 @@ t_truncated(void)
 int
 main(void)
 {
-	const char *tmp;
-
-	tmp = getenv("TMPDIR");
-	snprintf(base, sizeof(base), "%s/t-attindex.XXXXXX",
-	    tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
-	if (mkdtemp(base) == NULL)
-		tap_skip_all("mkdtemp: %s", strerror(errno));
+	tap_tmpdir(base, sizeof(base), "t-attindex");
 	t_basic();
 	t_persist();
 	t_schema();

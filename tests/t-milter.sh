@@ -415,6 +415,43 @@ defines="MODE=live DATA_MDB=$T/run/truncated-live/index/data.mdb
 scenario truncated-live t-truncated.lua main \
     "PidFile $T/run/truncated-live/milter.pid"
 
+# the index removed and made again, emptied, or written over with random
+# bytes under the running milter: the next message sees what is there
+r=$T/run/replaced-rebuild
+printf 'Archive %s\nIndexPath %s\nGnuPGHome %s\n' "$T/md-main" "$r/index" \
+    "$T/gnupg" >"$T/rebuild.conf"
+printf '#!/bin/sh\nrm -rf "%s" && "%s" index -c "%s" >"%s" 2>&1\n' \
+    "$r/index" "$PATCHATTEST" "$T/rebuild.conf" "$T/rebuild.log" \
+    >"$T/rebuild.sh"
+chmod +x "$T/rebuild.sh"
+defines="MODE=rebuild REBUILD=$T/rebuild.sh"
+scenario replaced-rebuild t-replaced.lua empty
+for m in emptied random; do
+	defines="MODE=$m DATA_MDB=$T/run/replaced-$m/index/data.mdb
+	    PATCHATTEST=$PATCHATTEST"
+	scenario replaced-$m t-replaced.lua main
+done
+
+# a mail of 400 signed documents to learn: capped, and stopped by a
+# reload and by SIGTERM (one document signed, then changed: each costs a
+# GnuPG run and none verifies)
+printf 'note 0\n' | GNUPGHOME=$T/gnupg-mallory gpg --batch --clearsign \
+    --comment 'att-fmt-ver: 0.1' --comment 'att-hash: sha256' -o - \
+    >"$T/note.asc" 2>"$T/note.log"
+setup $? "sign a note" "$T/note.log"
+{ printf 'From: <notes@example.com>\nTo: maint@test.example\n'
+  printf 'Subject: 400 notes\nMessage-ID: <notes@example.com>\n\n'
+  awk 'FNR == 1 { k++ } { sub(/^note 0$/, "note " k); print }' \
+      $(yes "$T/note.asc" | head -n 400); } >"$T/stall.eml"
+stall() {
+	defines="MODE=$1 STALL=$T/stall.eml LOG=$T/run/stall-$1/milter.log
+	    PIDFILE=$T/run/stall-$1/milter.pid"
+	scenario stall-$1 t-learn-stall.lua empty \
+	    "PidFile $T/run/stall-$1/milter.pid" "$2"
+}
+stall cap "LearnMaxDocuments 8"
+stall stop "LearnMaxDocuments 1000"
+
 hdr_index=main
 refresh=300
 scenario poisoned t-poisoned.lua poisoned

@@ -248,6 +248,25 @@ ok $? "the oversized document is skipped with a reason"
 [ "$(wc -c <"$T/big/new/0")" -gt 16777216 ]
 ok $? "  (and it is over 16 MiB)"
 
+# Random bytes over seed 002's entries (i, m, p side by side in the file)
+# in a copy of the index: the check is temperror, the index damaged; a
+# lookup never reads them as another patch's record (fail).
+cp -R "$T/index-md" "$T/index-scrambled"
+sed "s|index-md|index-scrambled|" "$T/md.conf" >"$T/scrambled.conf"
+imp=$("$PATCHATTEST" hash --tsv "$seeds"/002-*.patch | cut -f3-5 | tr -d '\t')
+places=$(perl -e 'open(F, "+<", $ARGV[0]) or die; binmode F; local $/;
+    my $d = <F>; my $k = pack("H*", $ARGV[1]); my ($p, $n) = (0, 0);
+    while (($p = index($d, $k, $p)) >= 0) { seek(F, $p + 32, 0);
+    print F map { chr int rand 256 } 1 .. 64; $p += 96; $n++ } print $n' \
+    "$T/index-scrambled/data.mdb" "$imp")
+[ "${places:-0}" -gt 0 ]
+ok $? "random bytes written over seed 002's entries ($places places)"
+"$PATCHATTEST" check -c "$T/scrambled.conf" "$seeds"/002-*.patch \
+    >"$T/scrambled.out" 2>&1
+cut -f2 "$T/scrambled.out" | grep -qx temperror &&
+    grep -q 'index at .* is damaged' "$T/scrambled.out"
+ok $? "seed 002 on the scrambled index: temperror, the index damaged"
+
 # Revocation after indexing: the next check says so, without re-indexing.
 rev=$T/gnupg/openpgp-revocs.d/$fpr.rev
 sed 's/^:-----BEGIN/-----BEGIN/' "$rev" >"$T/rev.asc"

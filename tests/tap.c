@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdarg.h>
@@ -254,6 +255,17 @@ rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 	(void)ftw;
 	remove(path);
 	return 0;
+}
+
+void
+tap_tmpdir(char *buf, size_t size, const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(buf, size, "%s/%s.XXXXXX", tmp != NULL && *tmp != '\0' ?
+	    tmp : "/tmp", name);
+	if (mkdtemp(buf) == NULL)
+		tap_skip_all("mkdtemp: %s", strerror(errno));
 }
 
 void

@@ -44,6 +44,12 @@ int	tap_run(const char *out, const char *arg0, ...);
 /* tap_write_file - data into path, making its folders; 0 or -1 */
 int	tap_write_file(const char *path, const void *data, size_t len);
 
+/*
+ * tap_tmpdir - a new folder $TMPDIR/name.XXXXXX (or under /tmp) into buf;
+ * a test that cannot have one is skipped
+ */
+void	tap_tmpdir(char *buf, size_t size, const char *name);
+
 /* tap_rmtree - dir and everything in it, as far as it goes */
 void	tap_rmtree(const char *dir);
 

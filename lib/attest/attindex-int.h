@@ -36,6 +36,7 @@
 #define BYI_VLEN	96		/* m|p|docid */
 
 #define SCHEMA_KEY	"schema"
+#define SCHEMA_1	"patchattest-index 1"	/* records without checksums */
 #define MARK_PREFIX	"mark:"
 #define MARK_PREFIX_LEN	5
 #define TOFU_PREFIX	"tofu:"
@@ -59,7 +60,10 @@ struct attindex {
 	int			 writable;
 	int			 intxn;		/* between begin and commit */
 	int			 wfailed;	/* a write failed: only abort */
-	int			 rebuilt;	/* setup emptied another schema */
+	int			 foreign;	/* setup found no index of ours */
+	size_t			 upgraded;	/* records setup upgraded */
+	dev_t			 dev;		/* data.mdb as opened */
+	ino_t			 ino;
 	pthread_rwlock_t	 maplock;	/* held exclusively to remap */
 	struct mapguard_region	*guard;		/* the map, watched */
 	atomic_int		 damaged;	/* the file lost pages */

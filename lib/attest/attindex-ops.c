@@ -34,7 +34,7 @@ static void	 entries_of(struct entries *, const unsigned char *,
 static int	 doc_get(struct attindex *, MDB_txn *, const unsigned char *,
 		    MDB_val *, MDB_val *);
 static int	 do_setup(struct attindex *, MDB_txn *);
-static int	 drop_all(MDB_txn *, MDB_dbi);
+static int	 upgrade(struct attindex *, MDB_txn *);
 static int	 do_put(struct attindex *, MDB_txn *, const unsigned char *,
 		    const unsigned char *, size_t);
 static int	 do_remove(struct attindex *, MDB_txn *,
@@ -46,7 +46,8 @@ static int	 do_tofu(struct attindex *, MDB_txn *, const unsigned char *,
 
 /*
  * do_setup - the writer's first transaction: check the schema stamp,
- * empty an index of another schema, make the databases.
+ * upgrade an index of schema 1, make the databases.  An environment
+ * with data but not our stamp is refused (h->foreign), not emptied.
  */
 static int
 do_setup(struct attindex *h, MDB_txn *txn)
@@ -55,9 +56,10 @@ do_setup(struct attindex *h, MDB_txn *txn)
 	MDB_val k, v;
 	MDB_dbi main, meta;
 	MDB_stat st;
-	int rc, same = 0;
+	int rc, same = 0, old = 0;
 
-	h->rebuilt = 0;
+	h->foreign = 0;
+	h->upgraded = 0;
 	snprintf(h->oldstamp, sizeof(h->oldstamp), "%s", "");
 	if ((rc = mdb_dbi_open(txn, NULL, 0, &main)) != 0 ||
 	    (rc = mdb_stat(txn, main, &st)) != 0)
@@ -70,16 +72,17 @@ do_setup(struct attindex *h, MDB_txn *txn)
 		if (rc == 0) {
 			same = v.mv_size == sizeof(stamp) - 1 &&
 			    memcmp(v.mv_data, stamp, v.mv_size) == 0;
+			old = v.mv_size == sizeof(SCHEMA_1) - 1 &&
+			    memcmp(v.mv_data, SCHEMA_1, v.mv_size) == 0;
 			hdrfmt_printable(h->oldstamp, sizeof(h->oldstamp),
 			    v.mv_data, v.mv_size);
 		}
 	}
 	if (rc != 0 && rc != MDB_NOTFOUND && rc != MDB_INCOMPATIBLE)
 		return rc;
-	if (!same && st.ms_entries > 0) {
-		if ((rc = drop_all(txn, main)) != 0)
-			return rc;
-		h->rebuilt = 1;
+	if (!same && !old && st.ms_entries > 0) {
+		h->foreign = 1;
+		return MDB_INCOMPATIBLE;
 	}
 	if ((rc = mdb_dbi_open(txn, "meta", MDB_CREATE, &h->meta)) != 0 ||
 	    (rc = mdb_dbi_open(txn, "docs", MDB_CREATE, &h->docs)) != 0 ||
@@ -90,6 +93,8 @@ do_setup(struct attindex *h, MDB_txn *txn)
 		return rc;
 	if (same)
 		return 0;
+	if (old && (rc = upgrade(h, txn)) != 0)
+		return rc;
 	k.mv_data = (void *)SCHEMA_KEY;
 	k.mv_size = sizeof(SCHEMA_KEY) - 1;
 	v.mv_data = (void *)stamp;
@@ -97,40 +102,42 @@ do_setup(struct attindex *h, MDB_txn *txn)
 	return mdb_put(txn, h->meta, &k, &v, 0);
 }
 
-/* drop_all - delete every named database and every other main key */
+/*
+ * upgrade - every document record of schema 1 rewritten with its
+ * checksum; one that cannot be read stays as it is, and reads as damaged
+ */
 static int
-drop_all(MDB_txn *txn, MDB_dbi main)
+upgrade(struct attindex *h, MDB_txn *txn)
 {
-	char name[IDX_MAX_NAME + 1];
+	unsigned char docid[32];
 	MDB_cursor *cur;
 	MDB_val k, v;
-	MDB_dbi dbi;
 	int rc;
 
-	/* Start again from the first key after each deletion. */
-	for (;;) {
-		if ((rc = mdb_cursor_open(txn, main, &cur)) != 0)
-			return rc;
-		rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
-		mdb_cursor_close(cur);
-		if (rc == MDB_NOTFOUND)
-			return 0;
-		if (rc != 0)
-			return rc;
-		rc = MDB_INCOMPATIBLE;
-		if (k.mv_size <= IDX_MAX_NAME &&
-		    memchr(k.mv_data, '\0', k.mv_size) == NULL) {
-			memcpy(name, k.mv_data, k.mv_size);
-			name[k.mv_size] = '\0';
-			rc = mdb_dbi_open(txn, name, 0, &dbi);
+	if ((rc = mdb_cursor_open(txn, h->docs, &cur)) != 0)
+		return rc;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size != sizeof(docid))
+			continue;
+		memcpy(docid, k.mv_data, sizeof(docid));
+		sbuf_reset(&h->scratch);
+		if (attrec_upgrade(&h->scratch, docid, v.mv_data,
+		    v.mv_size) != 0)
+			continue;
+		if (sbuf_failed(&h->scratch) != 0) {
+			rc = ENOMEM;
+			break;
 		}
-		if (rc == 0)
-			rc = mdb_drop(txn, dbi, 1);
-		else if (rc == MDB_INCOMPATIBLE)	/* a plain key */
-			rc = mdb_del(txn, main, &k, NULL);
-		if (rc != 0)
-			return rc;
+		k.mv_data = docid;
+		v.mv_data = h->scratch.buf;
+		v.mv_size = h->scratch.len;
+		if ((rc = mdb_cursor_put(cur, &k, &v, MDB_CURRENT)) != 0)
+			break;
+		h->upgraded++;
 	}
+	mdb_cursor_close(cur);
+	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
 static void
@@ -182,7 +189,7 @@ do_put(struct attindex *h, MDB_txn *txn, const unsigned char *docid,
 	v.mv_size = len;
 	if ((rc = mdb_put(txn, h->docs, &k, &v, 0)) != 0)
 		return rc;
-	if (attrec_decode(rec, len, NULL, &t, &n) != 0)
+	if (attrec_decode(rec, len, docid, NULL, &t, &n) != 0)
 		return MDB_CORRUPTED;
 	for (i = 0; i < n; i++, t += TRIPLE_LEN) {
 		entries_of(&e, t, docid);
@@ -210,7 +217,8 @@ do_remove(struct attindex *h, MDB_txn *txn, const unsigned char *docid)
 		return rc;
 	/* Data from the map is only valid until the next update: copy. */
 	sbuf_reset(&h->scratch);
-	if (attrec_decode(v.mv_data, v.mv_size, NULL, &t, &n) == 0 &&
+	if (attrec_decode(v.mv_data, v.mv_size, docid, NULL, &t,
+	    &n) == 0 &&
 	    sbuf_add(&h->scratch, t, n * TRIPLE_LEN) != 0)
 		return ENOMEM;
 	if ((rc = mdb_del(txn, h->docs, &k, NULL)) != 0)

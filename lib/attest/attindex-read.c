@@ -101,18 +101,39 @@ out:
 	return 0;
 }
 
+/*
+ * attested - the record (checked by its checksum) holds the triple that
+ * the entry named, and an att entry is stored under that triple's ID
+ */
+static int
+attested(struct attindex *h, MDB_dbi dbi, const void *key,
+    const struct att_hit *hit, const unsigned char *t, size_t n)
+{
+	char attid[ATTID_LEN + 1];
+
+	if (dbi == h->att) {
+		msghash_attid(attid, hit->t.i, hit->t.m, hit->t.p);
+		if (memcmp(attid, key, ATTID_LEN) != 0)
+			return 0;
+	}
+	for (; n > 0; n--, t += TRIPLE_LEN)
+		if (memcmp(t, &hit->t, TRIPLE_LEN) == 0)
+			return 1;
+	return 0;
+}
+
 /* lookup - every duplicate of key in dbi (att or byi) as hits */
 static int
 lookup(struct attindex *h, MDB_dbi dbi, const void *key, size_t klen,
     struct att_hit *hits, size_t max, size_t *n, struct pa_err *err)
 {
-	const unsigned char *d;
+	const unsigned char *d, *t;
 	struct att_hit *hit;
 	MDB_cursor *cur;
 	MDB_txn *txn;
 	MDB_val k, v, dk, dv;
-	size_t vlen;
-	int rc;
+	size_t vlen, nt;
+	int rc, damaged = 0;
 
 	vlen = dbi == h->att ? ATT_VLEN : BYI_VLEN;
 	if (rbegin(h, &txn, err) != 0)
@@ -143,9 +164,10 @@ lookup(struct attindex *h, MDB_dbi dbi, const void *key, size_t klen,
 		if (rc != 0)
 			break;
 		memcpy(hit->doc.docid, d + 64, 32);
-		if (attrec_decode(dv.mv_data, dv.mv_size, &hit->doc, NULL,
-		    NULL) != 0) {
+		if (attrec_decode(dv.mv_data, dv.mv_size, d + 64, &hit->doc,
+		    &t, &nt) != 0 || !attested(h, dbi, key, hit, t, nt)) {
 			rc = MDB_CORRUPTED;
+			damaged = 1;
 			break;
 		}
 		(*n)++;
@@ -157,7 +179,12 @@ out:
 	rend(h, txn);
 	if (rc != 0) {
 		*n = 0;
-		idx_mdb_err(h, err, "cannot read", rc);
+		if (damaged)
+			pa_err_set(err, "index at %s is damaged: a record does "
+			    "not match its checksum or its entry; remove it and "
+			    "run patchattest index", h->path);
+		else
+			idx_mdb_err(h, err, "cannot read", rc);
 		return PA_ERROR;
 	}
 	return 0;

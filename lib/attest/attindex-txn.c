@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,6 +97,26 @@ int
 attindex_damaged(struct attindex *h)
 {
 	return h != NULL && atomic_load(&h->damaged);
+}
+
+int
+attindex_file(char *buf, size_t size, const char *path)
+{
+	int n = snprintf(buf, size, "%s/data.mdb", path);
+
+	return n < 0 || (size_t)n >= size ? PA_ETOOBIG : 0;
+}
+
+int
+attindex_replaced(struct attindex *h)
+{
+	char data[PATH_MAX];
+	struct stat st;
+
+	if (h == NULL || attindex_file(data, sizeof(data), h->path) != 0)
+		return 0;
+	return stat(data, &st) != 0 || st.st_dev != h->dev ||
+	    st.st_ino != h->ino;
 }
 
 void

@@ -245,9 +245,9 @@ reader_setup(struct attindex *h, struct pa_err *err)
 			pa_err_set(err, "no index at %s: run patchattest index",
 			    h->path);
 		else
-			pa_err_set(err, "index at %s has no schema stamp, this "
-			    "program needs %s: run patchattest index", h->path,
-			    ATTINDEX_SCHEMA);
+			pa_err_set(err, "index at %s is damaged or not ours: its "
+			    "file holds data but no schema stamp; remove it and "
+			    "run patchattest index", h->path);
 		return PA_ERROR;
 	}
 	if (rc != 0)
@@ -256,9 +256,16 @@ reader_setup(struct attindex *h, struct pa_err *err)
 	    memcmp(v.mv_data, ATTINDEX_SCHEMA, v.mv_size) != 0) {
 		hdrfmt_printable(have, sizeof(have), v.mv_data, v.mv_size);
 		rend(h, txn);
-		pa_err_set(err, "index at %s has schema %s, this program needs "
-		    "%s: run patchattest index", h->path, have,
-		    ATTINDEX_SCHEMA);
+		if (strcmp(have, SCHEMA_1) == 0)
+			pa_err_set(err, "index at %s has schema %s, this "
+			    "program needs %s: run patchattest index, which "
+			    "upgrades it in place", h->path, have,
+			    ATTINDEX_SCHEMA);
+		else
+			pa_err_set(err, "index at %s has schema %s, which this "
+			    "program (%s) cannot read or upgrade; remove it and "
+			    "run patchattest index", h->path, have,
+			    ATTINDEX_SCHEMA);
 		return PA_ERROR;
 	}
 	for (i = 0; i < sizeof(dbs) / sizeof(dbs[0]); i++) {
@@ -288,27 +295,35 @@ fail:
 
 /*
  * locate - the data file of the index at path, made a folder first when
- * writable; *newenv says there is no index there yet
+ * writable; *newenv says there is no index there yet.  Only a missing
+ * file is a new index: one too short for LMDB's two meta pages (emptied,
+ * cut) would be taken by LMDB for a new one, and is damaged.
  */
 static int
 locate(const char *path, int writable, char *data, size_t datasize,
     int *newenv, struct pa_err *err)
 {
 	struct stat sb;
+	long page = sysconf(_SC_PAGESIZE);
 
 	*newenv = 0;
-	if (strlen(path) + sizeof("/data.mdb") > datasize) {
+	if (attindex_file(data, datasize, path) != 0) {
 		pa_err_set(err, "index path too long: %.64s...", path);
 		return PA_ERROR;
 	}
-	snprintf(data, datasize, "%s/data.mdb", path);
 	if (writable && mkdir(path, 0700) != 0 && errno != EEXIST) {
 		pa_err_set(err, "cannot make index directory %s: %s", path,
 		    strerror(errno));
 		return PA_ERROR;
 	}
-	if (stat(path, &sb) == 0 && stat(data, &sb) == 0)
-		return 0;
+	if (stat(path, &sb) == 0 && stat(data, &sb) == 0) {
+		if (page > 0 && sb.st_size >= 2 * (off_t)page)
+			return 0;
+		pa_err_set(err, "index at %s is damaged: its file has %lld "
+		    "bytes, too few for an index; remove it and run "
+		    "patchattest index", path, (long long)sb.st_size);
+		return PA_ERROR;
+	}
 	if (errno != ENOENT) {
 		pa_err_set(err, "cannot open index at %s: %s", path,
 		    strerror(errno));
@@ -365,7 +380,8 @@ static int
 env_open(struct attindex *h, const char *data, int newenv,
     struct pa_err *err)
 {
-	int rc, sized = 0;
+	struct stat sb;
+	int rc, fd, sized = 0;
 
 	if ((rc = mdb_env_create(&h->env)) != 0) {
 		h->env = NULL;
@@ -404,29 +420,41 @@ env_open(struct attindex *h, const char *data, int newenv,
 	}
 	if (sized != 0)			/* check_size() said why */
 		return sized;
+	if (mdb_env_get_fd(h->env, &fd) == 0 && fstat(fd, &sb) == 0) {
+		h->dev = sb.st_dev;
+		h->ino = sb.st_ino;
+	}
 	/* Free the reader slots of processes that died holding them. */
 	mdb_reader_check(h->env, NULL);
 	return 0;
 }
 
 /*
- * writer_setup - stamp a new index, or rebuild one of another schema empty,
- * and open the databases; a rebuild is told in err though it succeeds
+ * writer_setup - stamp a new index, or upgrade one of schema 1 in place,
+ * and open the databases; an upgrade is told in err though it succeeds.
+ * Anything else in the file is not ours to empty.
  */
 static int
 writer_setup(struct attindex *h, struct pa_err *err)
 {
-	if (attindex_begin(h, err) != 0 ||
-	    wapply(h, J_SETUP, "", 0, err) != 0 ||
-	    attindex_commit(h, err) != 0)
-		return PA_ERROR;
-	if (h->rebuilt && h->oldstamp[0] != '\0')
-		pa_err_set(err, "index at %s had schema %s; rebuilt empty (run "
-		    "patchattest index to fill it)", h->path, h->oldstamp);
-	else if (h->rebuilt)
-		pa_err_set(err, "index at %s had no schema stamp; rebuilt empty "
-		    "(run patchattest index to fill it)", h->path);
-	return 0;
+	if (attindex_begin(h, err) == 0 && wapply(h, J_SETUP, "", 0, err) == 0 &&
+	    attindex_commit(h, err) == 0) {
+		if (h->upgraded > 0 || strcmp(h->oldstamp, SCHEMA_1) == 0)
+			pa_err_set(err, "index at %s upgraded from %s to %s: "
+			    "%zu document records now carry a checksum",
+			    h->path, SCHEMA_1, ATTINDEX_SCHEMA, h->upgraded);
+		return 0;
+	}
+	attindex_abort(h);
+	if (h->foreign && h->oldstamp[0] != '\0')
+		pa_err_set(err, "index at %s has schema %s, which this program "
+		    "(%s) cannot read or upgrade; remove it and run patchattest "
+		    "index", h->path, h->oldstamp, ATTINDEX_SCHEMA);
+	else if (h->foreign)
+		pa_err_set(err, "index at %s is damaged or not ours: its file "
+		    "holds data but no schema stamp; remove it and run "
+		    "patchattest index", h->path);
+	return PA_ERROR;
 }
 
 int

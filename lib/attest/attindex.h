@@ -14,9 +14,17 @@
  *  - attestations: attestation ID -> (i, m, p, docid), several per ID;
  *    and i -> (m, p, docid), to tell which part of a patch changed;
  *  - archive marks (progress per epoch) and a schema stamp.
- * Storing a document twice changes nothing.  An index with another schema
- * stamp is rebuilt from empty by a writer (err says so) and refused by a
- * reader until then.
+ * Storing a document twice changes nothing.
+ *
+ * Damage: LMDB keeps no checksums, so each document record carries one
+ * (attrec.c), and a lookup checks the record and that the entry which
+ * led to it is one of the record's triples; a mismatch is an error ("is
+ * damaged"), never a record.  A data file that is there but empty,
+ * shorter than the pages it uses, not an LMDB file, or without our
+ * schema stamp is damaged too: only a missing one makes a new index.
+ * An index of schema 1 (records without checksums) is upgraded in place
+ * by a writer (err says so) and refused by a reader until then; any other
+ * stamp is refused by both.
  *
  * Lifecycle: attindex_open() ... attindex_close().  Writes happen between
  * attindex_begin() and attindex_commit() (or attindex_abort()); a crash
@@ -31,7 +39,7 @@
  *
  * Errors: 0 or a negative PA_E* code, with a sentence in err.  A writable
  * attindex_open() may return 0 with a non-empty err.msg (the index was
- * rebuilt from empty): the caller shows it.
+ * upgraded): the caller shows it.
  */
 #ifndef PA_ATTINDEX_H
 #define PA_ATTINDEX_H
@@ -44,7 +52,7 @@
 #include "patchattest.h"
 #include "sig.h"
 
-#define ATTINDEX_SCHEMA	"patchattest-index 1"
+#define ATTINDEX_SCHEMA	"patchattest-index 2"
 
 struct att_docinfo {
 	unsigned char		 docid[32];
@@ -77,6 +85,19 @@ void	attindex_close(struct attindex *);
  * with a message saying so; close the handle and open the index again
  */
 int	attindex_damaged(struct attindex *);
+
+/*
+ * attindex_replaced - 1 when the index's data file is gone or is another
+ * file than the one open (removed and made again, or moved over it):
+ * close the handle and open the index again.  One stat(), no LMDB call.
+ */
+int	attindex_replaced(struct attindex *);
+
+/*
+ * attindex_file - the data file of the index at path into buf (0), or
+ * PA_ETOOBIG when it does not fit
+ */
+int	attindex_file(char *buf, size_t size, const char *path);
 
 int	attindex_begin(struct attindex *, struct pa_err *);
 int	attindex_commit(struct attindex *, struct pa_err *);

@@ -3,6 +3,12 @@
  * attrec - the stored form of a document record: a version byte, then
  * fields as tag, length (LEB128), value.  Unknown tags are skipped, so a
  * later version may add fields that this one reads past.
+ *
+ * Version 2 ends with a checksum field: the first 8 bytes of SHA-256 over
+ * the document's ID and every byte before the field.  LMDB keeps no
+ * checksums of its own, so this is what tells a record that was damaged
+ * (or moved under another document's key) from a real one.  Version 1
+ * had no checksum; attrec_upgrade() rewrites such a record.
  */
 #include "config.h"
 
@@ -11,7 +17,10 @@
 
 #include "attrec.h"
 
-#define REC_VERSION	1
+#define REC_VERSION	2
+#define REC_VERSION_1	1	/* no checksum: only upgraded */
+#define SUM_LEN		8
+#define SUM_FIELD_LEN	(2 + SUM_LEN)	/* tag, length, checksum */
 enum rec_tag {
 	REC_STATUS = 1,		/* one byte: status_codes[].code */
 	REC_WHEN,		/* 8 bytes, big-endian two's complement */
@@ -19,7 +28,8 @@ enum rec_tag {
 	REC_UIDS,
 	REC_WHERE,
 	REC_MSGID,
-	REC_TRIPLES		/* n * (i|m|p) */
+	REC_TRIPLES,		/* n * (i|m|p) */
+	REC_SUM			/* SUM_LEN bytes, the last field */
 };
 
 /* Stable stored codes: the enum may be reordered, the file may not. */
@@ -70,16 +80,36 @@ put_field(struct sbuf *sb, int tag, const void *p, size_t len)
 	sbuf_add(sb, p, len);
 }
 
-int
-attrec_encode(struct sbuf *sb, const struct att_docinfo *d,
-    const struct att_triple *t, size_t n)
+/* checksum - of docid and the record's bytes before its checksum field */
+static int
+checksum(unsigned char sum[SUM_LEN], const unsigned char docid[32],
+    const void *rec, size_t len)
+{
+	unsigned char md[DIGEST_LEN];
+	struct digest dg;
+	int rc;
+
+	digest_init(&dg);
+	digest_update(&dg, docid, 32);
+	digest_update(&dg, rec, len);
+	rc = digest_final(&dg, md);
+	digest_release(&dg);
+	memcpy(sum, md, SUM_LEN);
+	return rc;
+}
+
+/* encode - the fields of a record, with n triples of raw i|m|p at t */
+static int
+encode(struct sbuf *sb, const struct att_docinfo *d, const unsigned char *t,
+    size_t n)
 {
 	const char *str[] = { d->fpr, d->uids, d->where, d->msgid };
 	const size_t size[] = { sizeof(d->fpr), sizeof(d->uids),
 		sizeof(d->where), sizeof(d->msgid) };
-	unsigned char code = 4, when[8];
+	unsigned char code = 4, when[8], sum[SUM_LEN];
+	size_t i, start = sb->len;
 	uint64_t w;
-	size_t i;
+	int rc;
 
 	for (i = 0; i < sizeof(status_codes) / sizeof(status_codes[0]); i++)
 		if (status_codes[i].status == d->status)
@@ -95,18 +125,29 @@ attrec_encode(struct sbuf *sb, const struct att_docinfo *d,
 		if (str[i][0] != '\0')
 			put_field(sb, REC_FPR + (int)i, str[i],
 			    strnlen(str[i], size[i] - 1));
-	sbuf_addch(sb, REC_TRIPLES);
-	put_varint(sb, (uint32_t)(n * TRIPLE_LEN));
-	for (i = 0; i < n; i++) {
-		sbuf_add(sb, t[i].i, 32);
-		sbuf_add(sb, t[i].m, 32);
-		sbuf_add(sb, t[i].p, 32);
-	}
+	put_field(sb, REC_TRIPLES, t, n * TRIPLE_LEN);
+	if ((rc = sbuf_failed(sb)) != 0)
+		return rc;
+	if ((rc = checksum(sum, d->docid, sb->buf + start,
+	    sb->len - start)) != 0)
+		return rc;
+	put_field(sb, REC_SUM, sum, SUM_LEN);
 	return sbuf_failed(sb);
 }
 
 int
-attrec_decode(const unsigned char *p, size_t len, struct att_docinfo *d,
+attrec_encode(struct sbuf *sb, const struct att_docinfo *d,
+    const struct att_triple *t, size_t n)
+{
+	_Static_assert(sizeof(struct att_triple) == TRIPLE_LEN,
+	    "a triple is stored as it is in memory");
+
+	return encode(sb, d, (const unsigned char *)t, n);
+}
+
+/* fields - the fields of p (after the version byte) into d, *t and *n */
+static int
+fields(const unsigned char *p, size_t len, struct att_docinfo *d,
     const unsigned char **t, size_t *n)
 {
 	char *str[4] = { NULL };
@@ -115,8 +156,6 @@ attrec_decode(const unsigned char *p, size_t len, struct att_docinfo *d,
 	uint64_t w;
 	int tag;
 
-	if (len < 1 || p[0] != REC_VERSION)
-		return -1;
 	if (d != NULL) {
 		d->status = PGP_SIG_ERROR;
 		d->when = 0;
@@ -179,4 +218,35 @@ attrec_decode(const unsigned char *p, size_t len, struct att_docinfo *d,
 		}
 	}
 	return 0;
+}
+
+int
+attrec_decode(const unsigned char *p, size_t len, const unsigned char
+    docid[32], struct att_docinfo *d, const unsigned char **t, size_t *n)
+{
+	unsigned char sum[SUM_LEN];
+	size_t body;
+
+	if (len < 1 + SUM_FIELD_LEN || p[0] != REC_VERSION)
+		return -1;
+	body = len - SUM_FIELD_LEN;
+	if (p[body] != REC_SUM || p[body + 1] != SUM_LEN ||
+	    checksum(sum, docid, p, body) != 0 ||
+	    memcmp(sum, p + body + 2, SUM_LEN) != 0)
+		return -1;
+	return fields(p, body, d, t, n);
+}
+
+int
+attrec_upgrade(struct sbuf *sb, const unsigned char docid[32],
+    const unsigned char *p, size_t len)
+{
+	struct att_docinfo d;
+	const unsigned char *t;
+	size_t n;
+
+	if (len < 1 || p[0] != REC_VERSION_1 || fields(p, len, &d, &t, &n) != 0)
+		return PA_ERROR;
+	memcpy(d.docid, docid, 32);
+	return encode(sb, &d, t, n);
 }

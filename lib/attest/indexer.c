@@ -109,83 +109,6 @@ copy_trimmed(char *dst, size_t size, const char *s, size_t len)
 	snprintf(dst, size, "%.*s", (int)len, s);
 }
 
-/* store - verify one clearsigned block and store what it attests */
-static int
-store(struct attindex *ix, struct pgp *pgp, const char *block, size_t len,
-    const char *where, const char *msgid, size_t msgidlen,
-    struct indexer_stats *st, const struct indexer_hooks *h,
-    struct pa_err *err)
-{
-	struct att_docinfo info;
-	struct attdoc doc;
-	struct pgp_sig sig;
-	struct sbuf plain;
-	struct pgp_key key;
-	struct pa_err why;
-	size_t k, n;
-	int rc;
-
-	if ((rc = attdoc_check_armor(block, len, &why)) == PA_ENOTFOUND)
-		return 0;	/* signed, but not an attestation */
-	st->documents++;
-	if (rc != 0) {
-		st->bad++;
-		warn(h, where, why.msg);
-		return 0;
-	}
-	memset(&info, 0, sizeof(info));
-	if ((rc = digest_sha256(info.docid, block, len)) != 0)
-		return rc;
-	if (attindex_has(ix, info.docid)) {
-		st->known++;
-		return 0;
-	}
-	sbuf_init(&plain, ATTDOC_MAX_BYTES);
-	attdoc_init(&doc);
-	if ((rc = pgp_verify(pgp, block, len, &sig, &plain, err)) != 0) {
-		if (rc != PA_ETOOBIG)
-			goto out;
-		/* Anyone may post one: it costs itself, not its neighbours. */
-		st->bad++;
-		warn(h, where, err->msg);
-		rc = 0;
-		goto out;
-	}
-	if ((rc = attdoc_parse(&doc, plain.buf, plain.len, &why)) != 0) {
-		st->bad++;
-		warn(h, where, why.msg);
-		rc = 0;
-		goto out;
-	}
-	info.status = sig.status;
-	info.when = sig.when;
-	snprintf(info.fpr, sizeof(info.fpr), "%s", sig.fpr);
-	snprintf(info.where, sizeof(info.where), "%s", where);
-	if (msgid)
-		copy_trimmed(info.msgid, sizeof(info.msgid), msgid, msgidlen);
-	/* The signer's user IDs as they are now, for the record. */
-	if (sig.status == PGP_SIG_GOOD &&
-	    pgp_key(pgp, sig.fpr, sig.when, &key, &why) == 0) {
-		for (k = 0, n = 0; k < key.nuids; k++)
-			n += (size_t)snprintf(info.uids + n, n < sizeof(info.uids) ?
-			    sizeof(info.uids) - n : 0, "%s\n", key.uid[k]);
-	}
-	if (sig.status == PGP_SIG_GOOD)
-		st->verified++;
-	else
-		st->bad++;
-	/* Triples with an empty diff attest no content: leave them out. */
-	for (k = 0, n = 0; k < doc.n; k++)
-		if (memcmp(doc.t[k].p, digest_empty, 32) != 0)
-			doc.t[n++] = doc.t[k];
-	if ((rc = attindex_put(ix, &info, doc.t, n, err)) == 0)
-		st->attestations += n;
-out:
-	attdoc_release(&doc);
-	sbuf_release(&plain);
-	return rc;
-}
-
 /* What each_document() hands to its callback for one clearsigned block. */
 struct block {
 	const char	*text, *msgid;
@@ -229,15 +152,138 @@ struct index_job {
 	struct indexer_stats		*st;
 	const struct indexer_hooks	*h;
 	struct pa_err			*err;
+	/* A mail: GnuPG runs at most, each document committed on its own;
+	   0: an archive entry, in the caller's transaction. */
+	size_t				 max;
+	size_t				 runs;
 };
+
+/*
+ * over_budget - before a GnuPG run: the job's cap of documents verified
+ * is reached, or its hooks ask to stop (then PA_ETOOBIG or 1: the rest
+ * of the message is left)
+ */
+static int
+over_budget(struct index_job *j)
+{
+	if (j->max > 0 && j->runs == j->max) {
+		pa_err_set(j->err, "more than %zu attestation documents in one "
+		    "mail (LearnMaxDocuments): the rest are not learnt",
+		    j->max);
+		return PA_ETOOBIG;
+	}
+	if (j->max > 0 && j->h && j->h->stop && j->h->stop(j->h->arg))
+		return 1;
+	j->runs++;
+	return 0;
+}
+
+/* put - the document, in a write transaction of its own for a mail */
+static int
+put(struct index_job *j, const struct att_docinfo *info,
+    const struct att_triple *t, size_t n)
+{
+	int rc;
+
+	if (j->max > 0 && (rc = attindex_begin(j->ix, j->err)) != 0)
+		return rc;
+	rc = attindex_put(j->ix, info, t, n, j->err);
+	if (j->max > 0 && rc == 0)
+		rc = attindex_commit(j->ix, j->err);
+	else if (j->max > 0)
+		attindex_abort(j->ix);
+	return rc;
+}
+
+/* store - verify one clearsigned block and store what it attests */
+static int
+store(struct index_job *j, const struct block *b)
+{
+	struct indexer_stats *st = j->st;
+	const struct indexer_hooks *h = j->h;
+	struct pa_err *err = j->err;
+	struct att_docinfo info;
+	struct attdoc doc;
+	struct pgp_sig sig;
+	struct sbuf plain;
+	struct pgp_key key;
+	struct pa_err why;
+	size_t k, n;
+	int rc;
+
+	if ((rc = attdoc_check_armor(b->text, b->len, &why)) == PA_ENOTFOUND)
+		return 0;	/* signed, but not an attestation */
+	st->documents++;
+	if (rc != 0) {
+		st->bad++;
+		warn(h, j->where, why.msg);
+		return 0;
+	}
+	memset(&info, 0, sizeof(info));
+	if ((rc = digest_sha256(info.docid, b->text, b->len)) != 0)
+		return rc;
+	if (attindex_has(j->ix, info.docid)) {
+		st->known++;
+		return 0;
+	}
+	if ((rc = over_budget(j)) != 0) {
+		st->documents--;	/* not read */
+		return rc;
+	}
+	sbuf_init(&plain, ATTDOC_MAX_BYTES);
+	attdoc_init(&doc);
+	if ((rc = pgp_verify(j->pgp, b->text, b->len, &sig, &plain,
+	    err)) != 0) {
+		if (rc != PA_ETOOBIG)
+			goto out;
+		/* Anyone may post one: it costs itself, not its neighbours. */
+		st->bad++;
+		warn(h, j->where, err->msg);
+		rc = 0;
+		goto out;
+	}
+	if ((rc = attdoc_parse(&doc, plain.buf, plain.len, &why)) != 0) {
+		st->bad++;
+		warn(h, j->where, why.msg);
+		rc = 0;
+		goto out;
+	}
+	info.status = sig.status;
+	info.when = sig.when;
+	snprintf(info.fpr, sizeof(info.fpr), "%s", sig.fpr);
+	snprintf(info.where, sizeof(info.where), "%s", j->where);
+	if (b->msgid)
+		copy_trimmed(info.msgid, sizeof(info.msgid), b->msgid,
+		    b->msgidlen);
+	/* The signer's user IDs as they are now, for the record. */
+	if (sig.status == PGP_SIG_GOOD &&
+	    pgp_key(j->pgp, sig.fpr, sig.when, &key, &why) == 0) {
+		for (k = 0, n = 0; k < key.nuids; k++)
+			n += (size_t)snprintf(info.uids + n, n < sizeof(info.uids) ?
+			    sizeof(info.uids) - n : 0, "%s\n", key.uid[k]);
+	}
+	if (sig.status == PGP_SIG_GOOD)
+		st->verified++;
+	else
+		st->bad++;
+	/* Triples with an empty diff attest no content: leave them out. */
+	for (k = 0, n = 0; k < doc.n; k++)
+		if (memcmp(doc.t[k].p, digest_empty, 32) != 0)
+			doc.t[n++] = doc.t[k];
+	if ((rc = put(j, &info, doc.t, n)) == 0)
+		st->attestations += n;
+out:
+	attdoc_release(&doc);
+	sbuf_release(&plain);
+	return rc;
+}
 
 static int
 index_block(const struct block *b, void *arg)
 {
 	struct index_job *j = arg;
 
-	return store(j->ix, j->pgp, b->text, b->len, j->where, b->msgid,
-	    b->msgidlen, j->st, j->h, j->err);
+	return store(j, b);
 }
 
 int
@@ -245,9 +291,21 @@ indexer_message(struct attindex *ix, struct pgp *pgp, const char *raw,
     size_t len, const char *where, struct indexer_stats *st,
     const struct indexer_hooks *h, struct pa_err *err)
 {
-	struct index_job j = { ix, pgp, where, st, h, err };
+	struct index_job j = { ix, pgp, where, st, h, err, 0, 0 };
 
 	return each_document(raw, len, index_block, &j);
+}
+
+int
+indexer_mail(struct attindex *ix, struct pgp *pgp, const char *raw,
+    size_t len, size_t max, struct indexer_stats *st,
+    const struct indexer_hooks *h, struct pa_err *err)
+{
+	struct index_job j = { ix, pgp, "mail", st, h, err, max, 0 };
+	int rc;
+
+	rc = each_document(raw, len, index_block, &j);
+	return rc == 1 ? 0 : rc;	/* 1: stopped */
 }
 
 static int
@@ -269,7 +327,7 @@ int
 indexer_unindex(struct attindex *ix, const char *raw, size_t len,
     struct indexer_stats *st, struct pa_err *err)
 {
-	struct index_job j = { ix, NULL, NULL, st, NULL, err };
+	struct index_job j = { ix, NULL, NULL, st, NULL, err, 0, 0 };
 
 	return each_document(raw, len, unindex_block, &j);
 }
@@ -330,6 +388,9 @@ indexer_archive(const struct pa_config *cfg, struct attindex *ix,
 		}
 		if (rc != 0)
 			break;
+		/* The marks stand after this entry: stopping loses nothing. */
+		if (h && h->stop && h->stop(h->arg))
+			break;
 		if (++inbatch == BATCH) {
 			if ((rc = commit(ix, a, err)) != 0 ||
 			    (rc = attindex_begin(ix, err)) != 0)
@@ -337,8 +398,6 @@ indexer_archive(const struct pa_config *cfg, struct attindex *ix,
 			inbatch = 0;
 			if (h && h->progress)
 				h->progress(h->arg, st);
-			if (h && h->stop && h->stop(h->arg))
-				break;
 		}
 	}
 	if (rc == 0)

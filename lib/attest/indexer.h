@@ -38,7 +38,8 @@ struct indexer_hooks {
 	void	(*warn)(void *arg, const char *where, const char *what);
 	/* called now and then while an archive is read */
 	void	(*progress)(void *arg, const struct indexer_stats *);
-	/* asked at the same times: non-zero ends the run, its work kept */
+	/* asked after each archive entry and before each document of a
+	   mail is verified: non-zero ends the run, its work kept */
 	int	(*stop)(void *arg);
 	void	*arg;
 };
@@ -65,6 +66,17 @@ int	indexer_worth_reading(const char *raw, size_t len);
  */
 int	indexer_message(struct attindex *, struct pgp *, const char *raw,
 	    size_t len, const char *where, struct indexer_stats *,
+	    const struct indexer_hooks *, struct pa_err *);
+
+/*
+ * indexer_mail - learn the documents of one mail (where: "mail"), each
+ * stored in a write transaction of its own, so that GnuPG runs outside
+ * any.  Before each GnuPG run: at most max documents are verified (then
+ * PA_ETOOBIG, err saying so, the rest not read), and hooks->stop may end
+ * the run (0, the rest not read).  Those stored stay stored.
+ */
+int	indexer_mail(struct attindex *, struct pgp *, const char *raw,
+	    size_t len, size_t max, struct indexer_stats *,
 	    const struct indexer_hooks *, struct pa_err *);
 
 /*

@@ -126,6 +126,10 @@ const struct config_key config_keys[] = {
 	{ "LearnFromMail", CONFIG_CHOICE, "yes", 0, 0, yes_no,
 	    OFF(learn_from_mail),
 	    "Index attestation documents that arrive by mail." },
+	{ "LearnMaxDocuments", CONFIG_INT, "8", 1, 1000, NULL,
+	    OFF(learn_max_documents),
+	    "Attestation documents of one mail verified and learnt at most; "
+	    "the rest are not." },
 	{ "ArchiveRefresh", CONFIG_INT, "300", 0, 86400, NULL,
 	    OFF(archive_refresh),
 	    "Seconds between the milter's reads of Archive; 0: never." },

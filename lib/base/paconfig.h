@@ -127,6 +127,7 @@ struct pa_config {
 	enum on_error		 on_error;
 	long			 attestation_wait;	/* minutes, 0: off */
 	enum yes_no		 learn_from_mail;
+	long			 learn_max_documents;	/* per mail */
 	long			 archive_refresh;	/* seconds, 0: never */
 	enum yes_no		 mark_non_patches;
 

@@ -310,6 +310,17 @@ judge_record(struct decider *d, const struct msghash_entry *e,
 }
 
 /*
+ * index_failed - the index could not be read (or is damaged): no
+ * evidence either way, so the message is temperror, never fail or none
+ */
+static void
+index_failed(struct decider *d, const struct pa_err *err)
+{
+	d->temperror = 1;
+	snprintf(d->temperror_why, sizeof(d->temperror_why), "%s", err->msg);
+}
+
+/*
  * look_by_id - every record filed under the attestation IDs of the
  * message's variants.  A variant with an empty diff attests nothing.
  */
@@ -324,9 +335,7 @@ look_by_id(struct decider *d, struct candidate *best)
 			continue;
 		if (attindex_lookup(d->ix, d->h.entry[k].attid, d->hits,
 		    MAX_HITS, &n, &err) != 0) {
-			d->temperror = 1;
-			snprintf(d->temperror_why, sizeof(d->temperror_why),
-			    "%s", err.msg);
+			index_failed(d, &err);
 			return;
 		}
 		for (j = 0; j < n; j++)
@@ -354,8 +363,10 @@ look_by_author(struct decider *d, struct candidate *best)
 	for (k = 0; k < d->h.n; k++) {
 		e = &d->h.entry[k];
 		if (attindex_lookup_i(d->ix, e->i, d->hits, MAX_HITS, &n,
-		    &err) != 0)
+		    &err) != 0) {
+			index_failed(d, &err);
 			return;
+		}
 		for (j = 0; j < n; j++) {
 			hit = &d->hits[j];
 			same_m = memcmp(hit->t.m, e->m, 32) == 0;
