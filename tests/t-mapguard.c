@@ -6,7 +6,8 @@
  * it catches (mapguard_catch: a mapping made before its place is known);
  * a region no longer watched faults as ever (checked in a child, which
  * must not live through the read: it dies of SIGBUS, or the handler that
- * was there before ours, a sanitizer's, ends it).
+ * was there before ours, a sanitizer's, ends it).  And mapfind finds the
+ * mapping by its file alone, as the index's watch does for LMDB's map.
  */
 #include "config.h"
 
@@ -22,6 +23,7 @@
 
 #include "patchattest.h"
 #include "mapguard.h"
+#include "mapfind.h"
 #include "tap.h"
 
 #define PAGES	16
@@ -33,12 +35,14 @@ main(void)
 	struct pa_err err;
 	atomic_int fault = 0;
 	const char *tmp = getenv("TMPDIR");
-	char path[256];
+	char path[256], other[256];
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned char *map, *buf;
+	void *found;
+	size_t found_len;
 	volatile unsigned char got;
 	pid_t pid;
-	int fd, st;
+	int fd, fd2, st;
 
 	snprintf(path, sizeof(path), "%s/t-mapguard.XXXXXX",
 	    tmp && tmp[0] ? tmp : "/tmp");
@@ -54,6 +58,17 @@ main(void)
 	if (map == MAP_FAILED)
 		tap_skip_all("cannot map the scratch file");
 
+	tap_check(mapfind_file(fd, &found, &found_len) == 0 &&
+	    found == map && found_len == (size_t)page * PAGES,
+	    "mapfind: the mapping of the file, found by its descriptor");
+	snprintf(other, sizeof(other), "%s/t-mapguard.XXXXXX",
+	    tmp && tmp[0] ? tmp : "/tmp");
+	if ((fd2 = mkstemp(other)) < 0)
+		tap_skip_all("cannot make a scratch file");
+	unlink(other);
+	tap_check_int(mapfind_file(fd2, &found, &found_len), PA_ENOTFOUND,
+	    "mapfind: a file not mapped is not found");
+	close(fd2);
 	tap_check_int(mapguard_init(&err), 0, "the handler is installed");
 	tap_check_int(mapguard_add(&r, map, (size_t)page * PAGES, &fault), 0,
 	    "the mapping is watched");

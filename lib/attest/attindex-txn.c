@@ -122,15 +122,18 @@ attindex_replaced(struct attindex *h)
 void
 idx_watch(struct attindex *h)
 {
-	MDB_envinfo info;
+	mdb_filehandle_t fd;
+	void *base;
+	size_t len;
 
-	if (mdb_env_info(h->env, &info) != 0)
+	/* me_mapaddr of mdb_env_info() is NULL but with MDB_FIXEDMAP. */
+	if (mdb_env_get_fd(h->env, &fd) != 0 ||
+	    mapfind_file(fd, &base, &len) != 0)
 		return;
 	if (h->guard != NULL)
-		mapguard_move(h->guard, info.me_mapaddr, info.me_mapsize);
+		mapguard_move(h->guard, base, len);
 	else
-		(void)mapguard_add(&h->guard, info.me_mapaddr,
-		    info.me_mapsize, &h->damaged);
+		(void)mapguard_add(&h->guard, base, len, &h->damaged);
 }
 
 /* rbegin - a read transaction, with maplock held shared until rend() */

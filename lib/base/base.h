@@ -14,6 +14,7 @@
 #include "digest.h"
 #include "textline.h"
 #include "mapguard.h"
+#include "mapfind.h"
 #include "paconfig.h"
 #include "hdrfmt.h"
 #include "pytext.h"
