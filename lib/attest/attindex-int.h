@@ -39,18 +39,13 @@
 #define SCHEMA_1	"patchattest-index 1"	/* records without checksums */
 #define MARK_PREFIX	"mark:"
 #define MARK_PREFIX_LEN	5
-#define TOFU_PREFIX	"tofu:"
-#define TOFU_PREFIX_LEN	5
-#define TOFU_NAME_MAX	255	/* identity bytes */
-#define TOFU_KEY_MAX	255	/* key bytes */
 
 /* Journal operations, replayed in order after the map has grown. */
 enum jop {
 	J_SETUP = 'S',		/* no payload */
 	J_PUT = 'P',		/* docid, record */
 	J_REMOVE = 'R',		/* docid */
-	J_MARKS = 'M',		/* (u8 len, name, u8 len, value)... */
-	J_TOFU = 'T'		/* u8 len, identity, u8 len, key */
+	J_MARKS = 'M'		/* (u8 len, name, u8 len, value)... */
 };
 
 struct attindex {

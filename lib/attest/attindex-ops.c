@@ -41,8 +41,6 @@ static int	 do_remove(struct attindex *, MDB_txn *,
 		    const unsigned char *);
 static int	 do_marks(struct attindex *, MDB_txn *, const unsigned char *,
 		    size_t);
-static int	 do_tofu(struct attindex *, MDB_txn *, const unsigned char *,
-		    size_t);
 
 /*
  * do_setup - the writer's first transaction: check the schema stamp,
@@ -279,28 +277,6 @@ do_marks(struct attindex *h, MDB_txn *txn, const unsigned char *p,
 	return 0;
 }
 
-/* do_tofu - store one identity's first key (J_TOFU payload) */
-static int
-do_tofu(struct attindex *h, MDB_txn *txn, const unsigned char *p,
-    size_t len)
-{
-	char key[TOFU_PREFIX_LEN + TOFU_NAME_MAX];
-	MDB_val k, v;
-	size_t nlen = p[0];
-	int rc;
-
-	if (len < 2 + nlen || len != 2 + nlen + p[1 + nlen])
-		return EINVAL;
-	memcpy(key, TOFU_PREFIX, TOFU_PREFIX_LEN);
-	memcpy(key + TOFU_PREFIX_LEN, p + 1, nlen);
-	k.mv_data = key;
-	k.mv_size = TOFU_PREFIX_LEN + nlen;
-	v.mv_data = (void *)(p + 2 + nlen);
-	v.mv_size = p[1 + nlen];
-	rc = mdb_put(txn, h->meta, &k, &v, MDB_NOOVERWRITE);
-	return rc == MDB_KEYEXIST ? 0 : rc;	/* the first key stays */
-}
-
 int
 idx_apply(struct attindex *h, int op, const unsigned char *p, size_t len)
 {
@@ -313,8 +289,6 @@ idx_apply(struct attindex *h, int op, const unsigned char *p, size_t len)
 		return do_remove(h, h->wtxn, p);
 	case J_MARKS:
 		return do_marks(h, h->wtxn, p, len);
-	case J_TOFU:
-		return do_tofu(h, h->wtxn, p, len);
 	}
 	return EINVAL;
 }

@@ -250,36 +250,3 @@ attindex_stats(struct attindex *h, size_t *docs, size_t *atts,
 	}
 	return 0;
 }
-
-int
-attindex_tofu_get(struct attindex *h, const char *identity, char *key,
-    size_t size, struct pa_err *err)
-{
-	char name[TOFU_PREFIX_LEN + TOFU_NAME_MAX];
-	size_t nlen = strlen(identity);
-	MDB_txn *txn;
-	MDB_val k, v;
-	int rc;
-
-	if (nlen == 0 || nlen > TOFU_NAME_MAX)
-		return PA_ENOTFOUND;
-	memcpy(name, TOFU_PREFIX, TOFU_PREFIX_LEN);
-	memcpy(name + TOFU_PREFIX_LEN, identity, nlen);
-	k.mv_data = name;
-	k.mv_size = TOFU_PREFIX_LEN + nlen;
-	if ((rc = rbegin(h, &txn, err)) != 0)
-		return rc;
-	rc = mdb_get(txn, h->meta, &k, &v);
-	if (rc == 0 && v.mv_size < size) {
-		memcpy(key, v.mv_data, v.mv_size);
-		key[v.mv_size] = '\0';
-	}
-	rend(h, txn);
-	if (rc == MDB_NOTFOUND)
-		return PA_ENOTFOUND;
-	if (rc != 0 || v.mv_size >= size) {
-		idx_mdb_err(h, err, "reading", rc ? rc : MDB_CORRUPTED);
-		return PA_ERROR;
-	}
-	return 0;
-}

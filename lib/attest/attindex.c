@@ -4,8 +4,9 @@
  * attindex.h).
  *
  * One environment (a directory) with four named databases:
- *   meta  "schema" -> ATTINDEX_SCHEMA; "mark:<name>" -> mark value;
- *         "tofu:<identity>" -> the first key seen for a patatt signer
+ *   meta  "schema" -> ATTINDEX_SCHEMA; "mark:<name>" -> mark value
+ *         (earlier versions kept first-use keys here as "tofu:<identity>";
+ *         they are left alone and no longer read)
  *   docs  docid (32 bytes) -> document record (below)
  *   att   attid (26 characters) -> i|m|p|docid (128 bytes), duplicates
  *   byi   i (32 bytes) -> m|p|docid (96 bytes), duplicates
@@ -623,24 +624,3 @@ attindex_set_marks(struct attindex *h, const struct archive_mark *marks,
 	return wapply(h, J_MARKS, sb->buf, sb->len, err);
 }
 
-int
-attindex_tofu_put(struct attindex *h, const char *identity, const char *key,
-    struct pa_err *err)
-{
-	unsigned char buf[2 + TOFU_NAME_MAX + TOFU_KEY_MAX];
-	size_t nlen = strlen(identity), klen = strlen(key);
-	int rc;
-
-	if ((rc = wcheck(h, err)) != 0)
-		return rc;
-	if (nlen == 0 || nlen > TOFU_NAME_MAX || klen > TOFU_KEY_MAX) {
-		pa_err_set(err, "index at %s: a first-use identity or key is "
-		    "empty or too long", h->path);
-		return PA_ERROR;
-	}
-	buf[0] = (unsigned char)nlen;
-	memcpy(buf + 1, identity, nlen);
-	buf[1 + nlen] = (unsigned char)klen;
-	memcpy(buf + 2 + nlen, key, klen);
-	return wapply(h, J_TOFU, buf, 2 + nlen + klen, err);
-}

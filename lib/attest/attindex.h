@@ -137,17 +137,6 @@ int	attindex_lookup(struct attindex *, const char *attid,
 int	attindex_lookup_i(struct attindex *, const unsigned char i[32],
 	    struct att_hit *hits, size_t max, size_t *n, struct pa_err *);
 
-/*
- * attindex_tofu_get - the key first seen for a patatt identity into key:
- * 0, or PA_ENOTFOUND when there is none, or PA_ERROR.  attindex_tofu_put
- * - record it (in a write transaction); a key already recorded for the
- * identity stays.
- */
-int	attindex_tofu_get(struct attindex *, const char *identity, char *key,
-	    size_t size, struct pa_err *);
-int	attindex_tofu_put(struct attindex *, const char *identity,
-	    const char *key, struct pa_err *);
-
 /* attindex_stats - documents and attestations stored */
 int	attindex_stats(struct attindex *, size_t *docs, size_t *atts,
 	    struct pa_err *);
