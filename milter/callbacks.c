@@ -36,6 +36,7 @@ struct conn {
 	int			 oversize;	/* not read on: too big */
 	const char		*fault;		/* why it cannot be judged */
 	int			 lasting;	/* ... and never will be */
+	int			 unsafe;	/* ... nor be cleaned */
 	struct hdrstrip		 strip;		/* the fields to delete */
 };
 
@@ -57,7 +58,7 @@ message_end(struct conn *c)
 	if (c->msg != NULL)
 		mailmsg_reset(c->msg);
 	c->body_bytes = 0;
-	c->oversize = c->lasting = 0;
+	c->oversize = c->lasting = c->unsafe = 0;
 	c->fault = NULL;
 	hdrstrip_reset(&c->strip);
 }
@@ -182,6 +183,8 @@ cb_header(SMFICTX *ctx, char *name, char *value)
 	if (c == NULL || c->gen == NULL)
 		return SMFIS_CONTINUE;
 	rc = hdrstrip_field(&c->strip, name, value, c->gen->cf.authserv_id);
+	if (rc < 0)
+		c->unsafe = 1;
 	if (rc == PA_ETOOBIG)
 		faulted(c, "too many X-Patch-Attested and "
 		    "Authentication-Results fields to remove", 1);
@@ -218,21 +221,12 @@ cb_body(SMFICTX *ctx, unsigned char *chunk, size_t len)
 	return SMFIS_CONTINUE;
 }
 
-/* strip - delete the fields only we may write, as hdrstrip orders it */
+/* delete - one field only we may write, for hdrstrip_each() */
 static int
-strip(SMFICTX *ctx, const struct conn *c)
+delete(void *ctx, const char *name, int idx)
 {
-	const char *name;
-	unsigned idx;
-	size_t k;
-
-	for (k = 0; k < c->strip.ndoomed; k++) {
-		idx = hdrstrip_deletion(&c->strip, k, &name);
-		if (smfi_chgheader(ctx, (char *)name, (int)idx, NULL) !=
-		    MI_SUCCESS)
-			return -1;
-	}
-	return 0;
+	return smfi_chgheader(ctx, (char *)name, idx, NULL) == MI_SUCCESS ?
+	    0 : -1;
 }
 
 static int
@@ -353,13 +347,15 @@ cb_eom(SMFICTX *ctx)
 	if (c->strip.ndoomed > 0) {
 		mlog(LOG_LEVEL_INFO, "%s: %zu header field(s) only we may "
 		    "write removed", queue_id(ctx), c->strip.ndoomed);
-		if (strip(ctx, c) != 0)
+		if (hdrstrip_each(&c->strip, delete, ctx) != 0)
 			faulted(c, "the MTA refused to delete a header", 0);
 	}
 	if (collecting(c))
 		read_result(c, mailmsg_eom(c->msg));
-	if (c->fault != NULL)
+	if (c->fault != NULL) {
 		decision_fault(&d, c->lasting, c->fault);
+		d.unsafe = c->unsafe;
+	}
 	else if (c->oversize) {
 		snprintf(why, sizeof(why), "over MaximumBodySize (%ld "
 		    "bytes): not checked", c->gen->cf.max_body);

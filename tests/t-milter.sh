@@ -304,6 +304,7 @@ scenario forged-three t-forged-three.lua main
 scenario forged-spelling t-forged-spelling.lua main \
     "AuthservID mx.test.example"
 scenario authres t-authres.lua main "AuthservID mx.test.example"
+scenario forged-flood t-forged-flood.lua main "AuthservID mx.test.example"
 scenario reject t-reject.lua main "OnFail reject"
 scenario tempfail t-tempfail.lua main "OnNone tempfail"
 scenario quarantine t-quarantine.lua main "OnFail quarantine"
