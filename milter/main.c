@@ -19,6 +19,7 @@
 #include "config.h"
 #include "pa-paths.h"
 
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -43,6 +44,7 @@
 
 #define DRAIN_SECONDS	10	/* SIGTERM: time left to open messages */
 #define LISTENER_ENDED	0	/* from the listener thread to main */
+#define FILES_SPARE	64	/* descriptors besides the connections' */
 
 struct options {
 	const char	*config;
@@ -211,6 +213,7 @@ open_socket(const struct pa_config *cf, const struct runas *ra)
 
 	umask((mode_t)cf->umask);
 	if (smfi_setconn(cf->socket) != MI_SUCCESS ||
+	    smfi_settimeout((int)cf->timeout) != MI_SUCCESS ||
 	    smfi_register(milter_desc) != MI_SUCCESS)
 		rc = -1;
 	else if (path != NULL)
@@ -224,6 +227,29 @@ open_socket(const struct pa_config *cf, const struct runas *ra)
 	}
 	set_nodelay();
 	return 0;
+}
+
+/*
+ * raise_files - the descriptor limit up to the hard one: each connection
+ * holds one, and the index, keyrings and log more; said when what is
+ * left cannot serve MaximumConnections
+ */
+static void
+raise_files(const struct pa_config *cf)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < (rlim_t)cf->max_connections + FILES_SPARE)
+		mlog(LOG_LEVEL_WARNING, "only %llu file descriptors for "
+		    "MaximumConnections %ld: raise LimitNOFILE or lower "
+		    "MaximumConnections", (unsigned long long)rl.rlim_cur,
+		    cf->max_connections);
 }
 
 static int
@@ -439,6 +465,7 @@ main(int argc, char **argv)
 		mlog(LOG_LEVEL_ERROR, "GnuPG: %s", err.msg);
 		goto out;
 	}
+	raise_files(&cf);
 	if (open_socket(&cf, &ra) != 0)
 		goto out;
 	if (!o.foreground && daemonize() != 0) {

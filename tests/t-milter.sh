@@ -324,6 +324,8 @@ scenario oversize t-oversize.lua main "MaximumBodySize 2560"
 defines="MAXBODY=2560 ONERROR=tempfail"
 scenario oversize-tempfail t-oversize.lua main "MaximumBodySize 2560" \
     "OnError tempfail"
+defines="STALL=$srcdir/tests/milter-stall.py MSOCK=$T/run/stalled/milter.sock"
+scenario stalled t-stalled.lua main "Timeout 5" "MaximumConnections 4"
 scenario abort t-abort.lua main
 scenario multi t-multi.lua main
 scenario nonpatch t-nonpatch.lua main
