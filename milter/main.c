@@ -183,7 +183,7 @@ listen_local(const char *path, const struct runas *ra)
 		mlog(LOG_LEVEL_ERROR, "%s: its folder: %s", path, err.msg);
 		return -1;
 	}
-	if (!ra->set || ra->uid == 0)
+	if (!ra->set)
 		return smfi_opensocket(1) == MI_SUCCESS ? 0 : -1;
 	if (shared) {
 		if (as_user(ra) != 0) {
