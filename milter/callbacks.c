@@ -26,6 +26,7 @@
 #include "base.h"
 
 #define HEADER_ROOM	((size_t)1 << 20)	/* header bytes beyond the body's */
+#define LIMIT_LOG_EVERY	60	/* seconds between "limit reached" lines */
 
 struct conn {
 	struct generation	*gen;		/* settings of this message */
@@ -36,8 +37,13 @@ struct conn {
 	int			 oversize;	/* not read on: too big */
 	const char		*fault;		/* why it cannot be judged */
 	int			 lasting;	/* ... and never will be */
+	int			 unsafe;	/* ... nor be cleaned */
 	struct hdrstrip		 strip;		/* the fields to delete */
+	int			 over_limit;	/* past MaximumConnections */
 };
+
+static atomic_long	connections;		/* open, counted in cb_connect */
+static atomic_llong	limit_logged;		/* when it was last said */
 
 static struct conn *
 conn_of(SMFICTX *ctx)
@@ -57,7 +63,7 @@ message_end(struct conn *c)
 	if (c->msg != NULL)
 		mailmsg_reset(c->msg);
 	c->body_bytes = 0;
-	c->oversize = c->lasting = 0;
+	c->oversize = c->lasting = c->unsafe = 0;
 	c->fault = NULL;
 	hdrstrip_reset(&c->strip);
 }
@@ -75,36 +81,64 @@ faulted(struct conn *c, const char *why, int lasting)
 	}
 }
 
-/* reply_of - the milter's answer to an outcome that has no reply */
+/*
+ * unjudged - what becomes of a connection none of whose mail can be
+ * judged (why), as OnError says: SMFIS_TEMPFAIL, or SMFIS_CONTINUE to
+ * have its mail marked temperror with the forged fields still removed
+ */
 static sfsistat
-reply_of(const struct policy_outcome *o)
+unjudged(const char *why)
 {
-	return o->action == ACTION_TEMPFAIL ? SMFIS_TEMPFAIL : SMFIS_ACCEPT;
+	struct policy_outcome o;
+	struct generation *g;
+	struct decision d;
+
+	decision_fault(&d, 0, why);
+	g = state_hold();
+	policy_apply(&g->cf, &d, time(NULL), &o);
+	state_release(g);
+	return o.action == ACTION_TEMPFAIL ? SMFIS_TEMPFAIL : SMFIS_CONTINUE;
+}
+
+/* over_limit - whether one more connection is past MaximumConnections */
+static int
+over_limit(void)
+{
+	struct generation *g = state_hold();
+	long limit = g->cf.max_connections;
+	long long now = time(NULL), last = atomic_load(&limit_logged);
+
+	state_release(g);
+	if (atomic_fetch_add(&connections, 1) < limit)
+		return 0;
+	if (now - last >= LIMIT_LOG_EVERY &&
+	    atomic_compare_exchange_strong(&limit_logged, &last, now))
+		mlog(LOG_LEVEL_WARNING, "MaximumConnections (%ld) reached: "
+		    "more connections are handled as faults (OnError) until "
+		    "some end", limit);
+	return 1;
 }
 
 static sfsistat
 cb_connect(SMFICTX *ctx, char *host, _SOCK_ADDR *addr)
 {
-	struct policy_outcome o;
-	struct generation *g;
-	struct decision d;
 	struct conn *c;
+	sfsistat rc;
 
 	(void)host;
 	(void)addr;
 	if ((c = calloc(1, sizeof(*c))) == NULL) {
 		/* Nothing of this connection can be judged: OnError says. */
-		decision_fault(&d, 0, "out of memory");
-		g = state_hold();
-		policy_apply(&g->cf, &d, time(NULL), &o);
-		state_release(g);
+		rc = unjudged("out of memory");
 		mlog(LOG_LEVEL_ERROR, "out of memory: a connection is not "
-		    "checked (%s)", o.action == ACTION_TEMPFAIL ? "tempfail" :
+		    "checked (%s)", rc == SMFIS_TEMPFAIL ? "tempfail" :
 		    "accept");
-		return reply_of(&o);
+		return rc == SMFIS_TEMPFAIL ? rc : SMFIS_ACCEPT;
 	}
 	hdrstrip_init(&c->strip);
 	smfi_setpriv(ctx, c);
+	if ((c->over_limit = over_limit()))
+		return unjudged("over MaximumConnections");
 	return SMFIS_CONTINUE;
 }
 
@@ -128,6 +162,11 @@ cb_envfrom(SMFICTX *ctx, char **argv)
 	c->gen = state_hold();
 	c->in_message = 1;
 	atomic_fetch_add(&state_in_flight, 1);
+	if (c->over_limit) {
+		/* read no mail: its forged fields are still removed */
+		faulted(c, "over MaximumConnections", 0);
+		return SMFIS_CONTINUE;
+	}
 	if (c->msg_cap != (size_t)c->gen->cf.max_body + HEADER_ROOM) {
 		mailmsg_free(c->msg);
 		c->msg_cap = (size_t)c->gen->cf.max_body + HEADER_ROOM;
@@ -182,6 +221,8 @@ cb_header(SMFICTX *ctx, char *name, char *value)
 	if (c == NULL || c->gen == NULL)
 		return SMFIS_CONTINUE;
 	rc = hdrstrip_field(&c->strip, name, value, c->gen->cf.authserv_id);
+	if (rc < 0)
+		c->unsafe = 1;
 	if (rc == PA_ETOOBIG)
 		faulted(c, "too many X-Patch-Attested and "
 		    "Authentication-Results fields to remove", 1);
@@ -218,21 +259,12 @@ cb_body(SMFICTX *ctx, unsigned char *chunk, size_t len)
 	return SMFIS_CONTINUE;
 }
 
-/* strip - delete the fields only we may write, as hdrstrip orders it */
+/* delete - one field only we may write, for hdrstrip_each() */
 static int
-strip(SMFICTX *ctx, const struct conn *c)
+delete(void *ctx, const char *name, int idx)
 {
-	const char *name;
-	unsigned idx;
-	size_t k;
-
-	for (k = 0; k < c->strip.ndoomed; k++) {
-		idx = hdrstrip_deletion(&c->strip, k, &name);
-		if (smfi_chgheader(ctx, (char *)name, (int)idx, NULL) !=
-		    MI_SUCCESS)
-			return -1;
-	}
-	return 0;
+	return smfi_chgheader(ctx, (char *)name, idx, NULL) == MI_SUCCESS ?
+	    0 : -1;
 }
 
 static int
@@ -365,7 +397,7 @@ cb_eom(SMFICTX *ctx)
 	if (c->strip.ndoomed > 0) {
 		mlog(LOG_LEVEL_INFO, "%s: %zu header field(s) only we may "
 		    "write removed", queue_id(ctx), c->strip.ndoomed);
-		if (strip(ctx, c) != 0)
+		if (hdrstrip_each(&c->strip, delete, ctx) != 0)
 			faulted(c, "the MTA refused to delete a header", 0);
 	}
 	if (collecting(c))
@@ -373,8 +405,10 @@ cb_eom(SMFICTX *ctx)
 	/* Replaced or cut short by something else: a new handle first. */
 	if (state_index_stale())
 		worker_reopen_index();
-	if (c->fault != NULL)
+	if (c->fault != NULL) {
 		decision_fault(&d, c->lasting, c->fault);
+		d.unsafe = c->unsafe;
+	}
 	else if (c->oversize) {
 		snprintf(why, sizeof(why), "over MaximumBodySize (%ld "
 		    "bytes): not checked", c->gen->cf.max_body);
@@ -411,6 +445,7 @@ cb_close(SMFICTX *ctx)
 	hdrstrip_release(&c->strip);
 	free(c);
 	smfi_setpriv(ctx, NULL);
+	atomic_fetch_sub(&connections, 1);
 	return SMFIS_CONTINUE;
 }
 

@@ -19,6 +19,7 @@
 #include "config.h"
 #include "pa-paths.h"
 
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -30,6 +31,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
+#include <libgen.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,6 +44,7 @@
 
 #define DRAIN_SECONDS	10	/* SIGTERM: time left to open messages */
 #define LISTENER_ENDED	0	/* from the listener thread to main */
+#define FILES_SPARE	64	/* descriptors besides the connections' */
 
 struct options {
 	const char	*config;
@@ -140,24 +143,113 @@ set_nodelay(void)
 	}
 }
 
+/*
+ * as_user - become ra's user for the moment (back with as_root()): its
+ * groups, then its effective IDs, which root's saved ID lets us undo
+ */
+static int
+as_user(const struct runas *ra)
+{
+	return initgroups(ra->name, ra->gid) == 0 && setegid(ra->gid) == 0 &&
+	    seteuid(ra->uid) == 0 ? 0 : -1;
+}
+
+static int
+as_root(void)
+{
+	return seteuid(0) == 0 && setegid(0) == 0 ? 0 : -1;
+}
+
+/*
+ * listen_local - libmilter's socket (it unlinks and binds the path).  In
+ * a folder of UserID's that user could put a link at the name between
+ * the bind and a chown and so be given a file of root's: there the socket
+ * is made as that user, and root never acts on the name.  In a folder of
+ * root's alone, root makes it and hands it over without following a link.
+ */
+static int
+listen_local(const char *path, const struct runas *ra)
+{
+	struct pa_err err;
+	char *copy;
+	int shared = 0, rc;
+
+	if ((copy = strdup(path)) == NULL)
+		return -1;
+	rc = safedir_check(dirname(copy), ra->set ? ra->uid : getuid(),
+	    &shared, &err);
+	free(copy);
+	if (rc != 0) {
+		mlog(LOG_LEVEL_ERROR, "%s: its folder: %s", path, err.msg);
+		return -1;
+	}
+	if (!ra->set)
+		return smfi_opensocket(1) == MI_SUCCESS ? 0 : -1;
+	if (shared) {
+		if (as_user(ra) != 0) {
+			mlog(LOG_LEVEL_ERROR, "cannot become %s to make the "
+			    "socket: %s", ra->name, strerror(errno));
+			as_root();
+			return -1;
+		}
+		rc = smfi_opensocket(1) == MI_SUCCESS ? 0 : -1;
+		if (as_root() != 0)
+			return -1;
+		return rc;
+	}
+	if (smfi_opensocket(1) != MI_SUCCESS)
+		return -1;
+	if (lchown(path, ra->uid, ra->gid) != 0)
+		mlog(LOG_LEVEL_WARNING, "%s: cannot hand the socket to %s: %s",
+		    path, ra->name, strerror(errno));
+	return 0;
+}
+
 static int
 open_socket(const struct pa_config *cf, const struct runas *ra)
 {
 	const char *path = setup_socket_path(cf->socket);
+	int rc;
 
 	umask((mode_t)cf->umask);
 	if (smfi_setconn(cf->socket) != MI_SUCCESS ||
-	    smfi_register(milter_desc) != MI_SUCCESS ||
-	    smfi_opensocket(1) != MI_SUCCESS) {
+	    smfi_settimeout((int)cf->timeout) != MI_SUCCESS ||
+	    smfi_register(milter_desc) != MI_SUCCESS)
+		rc = -1;
+	else if (path != NULL)
+		rc = listen_local(path, ra);
+	else
+		rc = smfi_opensocket(1) == MI_SUCCESS ? 0 : -1;
+	if (rc != 0) {
 		mlog(LOG_LEVEL_ERROR, "cannot listen on %s (is another milter "
 		    "there, or its folder missing?)", cf->socket);
 		return -1;
 	}
 	set_nodelay();
-	if (path != NULL && ra->set && chown(path, ra->uid, ra->gid) != 0)
-		mlog(LOG_LEVEL_WARNING, "%s: cannot hand the socket to %s: %s",
-		    path, cf->user_id, strerror(errno));
 	return 0;
+}
+
+/*
+ * raise_files - the descriptor limit up to the hard one: each connection
+ * holds one, and the index, keyrings and log more; said when what is
+ * left cannot serve MaximumConnections
+ */
+static void
+raise_files(const struct pa_config *cf)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < (rlim_t)cf->max_connections + FILES_SPARE)
+		mlog(LOG_LEVEL_WARNING, "only %llu file descriptors for "
+		    "MaximumConnections %ld: raise LimitNOFILE or lower "
+		    "MaximumConnections", (unsigned long long)rl.rlim_cur,
+		    cf->max_connections);
 }
 
 static int
@@ -373,6 +465,7 @@ main(int argc, char **argv)
 		mlog(LOG_LEVEL_ERROR, "GnuPG: %s", err.msg);
 		goto out;
 	}
+	raise_files(&cf);
 	if (open_socket(&cf, &ra) != 0)
 		goto out;
 	if (!o.foreground && daemonize() != 0) {

@@ -108,6 +108,17 @@ int	pidfile_check(const char *path, uid_t owner, struct pa_err *);
 int	pidfile_write(const char *path, uid_t owner, struct pa_err *);
 void	pidfile_remove(void);
 
+/*
+ * safedir.c: safedir_check - 0 when root may make files in the folder dir
+ * (absolute) and hand them to owner: every folder above it root's and
+ * written by others only when sticky, no symbolic link but root's in a
+ * folder only root writes, dir itself root's or owner's and written by
+ * no one else; *shared = 1 when dir is owner's (root must not act on
+ * names in it).  Else -1, why in err.
+ */
+int	safedir_check(const char *dir, uid_t owner, int *shared,
+	    struct pa_err *);
+
 /* callbacks.c */
 extern struct smfiDesc	 milter_desc;
 

@@ -2,7 +2,8 @@
 /*
  * pidfile.c - the milter's PidFile, written as root without trusting the
  * path: never through a symbolic link, only in a folder that nobody but
- * root or the milter's own user can write to, locked for the life of the
+ * root or the milter's own user can write to, below folders only root
+ * can change (safedir.c), locked for the life of the
  * process (a second milter with the same PidFile stops at once), and
  * removed at the end -- or emptied, when the folder does not let the
  * milter, its privileges dropped, remove it.
@@ -28,29 +29,18 @@ static char	*pid_path;
 int
 pidfile_check(const char *path, uid_t owner, struct pa_err *err)
 {
-	struct stat st;
-	char *copy, *dir;
-	int ok;
+	struct pa_err why;
+	char *copy;
+	int shared, rc;
 
 	if ((copy = strdup(path)) == NULL) {
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return -1;
 	}
-	dir = dirname(copy);
-	if (stat(dir, &st) != 0) {
-		pa_err_set(err, "PidFile %s: its folder: %s", path,
-		    strerror(errno));
-		free(copy);
-		return -1;
-	}
-	ok = S_ISDIR(st.st_mode) && (st.st_uid == 0 || st.st_uid == owner) &&
-	    !(st.st_mode & (S_IWGRP | S_IWOTH));
-	if (!ok)
-		pa_err_set(err, "PidFile %s: its folder %s may be written by "
-		    "others than root and the milter's user (give it a "
-		    "folder of its own, such as /run/patchattest)", path, dir);
+	if ((rc = safedir_check(dirname(copy), owner, &shared, &why)) != 0)
+		pa_err_set(err, "PidFile %s: its folder: %s", path, why.msg);
 	free(copy);
-	return ok ? 0 : -1;
+	return rc;
 }
 
 int

@@ -154,10 +154,11 @@ usable(const struct origin *o, const struct setting *set, const char *path,
 static void
 check_socket(const struct origin *o, const char *spec)
 {
-	const char *p = setup_socket_path(spec), *at, *dir;
+	const char *p = setup_socket_path(spec), *at;
 	struct setting set = setting(o, "Socket", spec);
-	struct stat st;
-	char *end, *copy;
+	struct pa_err err;
+	char *end, *copy, *dir;
+	int shared;
 	long port;
 
 	if (p != NULL) {
@@ -168,13 +169,11 @@ check_socket(const struct origin *o, const char *spec)
 		}
 		if ((copy = strdup(p)) == NULL)
 			return;
-		/* opened before the privileges drop: being there is enough */
+		/* made as root, or as UserID where root must not act */
 		dir = dirname(copy);
-		if (stat(dir, &st) != 0)
-			problem(o, &set, "its folder %s: %s", dir,
-			    strerror(errno));
-		else if (!S_ISDIR(st.st_mode))
-			problem(o, &set, "%s is not a folder", dir);
+		if (safedir_check(dir, o->ra->set ? o->ra->uid : getuid(),
+		    &shared, &err) != 0)
+			problem(o, &set, "its folder %s: %s", dir, err.msg);
 		free(copy);
 		return;
 	}
@@ -342,7 +341,6 @@ setup_load(const char *file, const char *socket_arg, struct pa_config *cf,
 		free(cf->socket);
 		cf->socket = sock;
 	}
-	check_socket(&o, cf->socket);
 	if (cf->user_id != NULL)
 		lookup_user(&o, cf->user_id, ra);
 	else if (getuid() == 0)
@@ -350,6 +348,7 @@ setup_load(const char *file, const char *socket_arg, struct pa_config *cf,
 		    "UserID is not set and the milter would run as root: "
 		    "name the user it runs as once its socket is open "
 		    "(UserID patchattest), or say UserID root");
+	check_socket(&o, cf->socket);
 	check_paths(&o);
 	return problems->len > 0 ? -1 : 0;
 }

@@ -158,6 +158,102 @@ else
 	skip "  and names them" "needs root and the user nobody"
 fi
 
+# stop_milter PID: SIGTERM, again after five seconds, SIGKILL after ten
+# (this part is about the start, not the stop)
+stop_milter() {
+	for sig in TERM TERM KILL; do
+		kill -$sig "$1" 2>/dev/null
+		j=0
+		while [ $j -lt 50 ] && kill -0 "$1" 2>/dev/null; do
+			sleep 0.1
+			j=$((j + 1))
+		done
+	done
+	wait "$1"
+}
+
+# A socket in a folder of the milter's user: that user swaps a link to a
+# file of root's in for the socket the moment it appears, ten starts in a
+# row; the file stays root's (the socket is made as the user, and root
+# never acts on a name in that folder).  Once it was handed over each time.
+# (the system's python: a per-user one may be out of nobody's reach)
+if [ -n "$root" ] && id nobody >/dev/null 2>&1 &&
+    command -v setpriv >/dev/null 2>&1 && [ -x /usr/bin/python3 ]
+then
+	chmod 755 "$T"
+	mkdir -m 755 "$T/race" "$T/race/ix"
+	chown nobody "$T/race" "$T/race/ix"
+	echo precious >"$T/secret"
+	chmod 600 "$T/secret"
+	printf '%s\n' "Socket local:$T/race/sock" "Syslog no" \
+	    "IndexPath $T/race/ix" "UserID nobody" >"$T/race.conf"
+	cat >"$T/racer.py" <<'EOF_PY'
+import os, stat, sys
+sock, link, target = sys.argv[1], sys.argv[1] + ".l", sys.argv[2]
+while True:
+    try:
+        if stat.S_ISSOCK(os.lstat(sock).st_mode):
+            if not os.path.lexists(link):
+                os.symlink(target, link)
+            os.rename(link, sock)
+    except OSError:
+        pass
+EOF_PY
+	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+	    /usr/bin/python3 "$T/racer.py" "$T/race/sock" "$T/secret" &
+	racer=$!
+	started=0
+	swapped=0
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		rm -f "$T/race/sock"
+		"$M" -f -c "$T/race.conf" >"$T/race.log" 2>&1 &
+		mpid=$!
+		j=0
+		while [ $j -lt 50 ] && kill -0 "$mpid" 2>/dev/null &&
+		    ! grep -q started "$T/race.log"; do
+			sleep 0.1
+			j=$((j + 1))
+		done
+		if grep -q started "$T/race.log"; then
+			started=$((started + 1))
+		else
+			cp "$T/race.log" "$T/race.failed"
+		fi
+		stop_milter "$mpid"
+		[ ! -L "$T/race/sock" ] || swapped=$((swapped + 1))
+	done
+	kill "$racer"
+	wait "$racer" 2>/dev/null
+	expect "a link raced over the socket at ten starts: the file of root's stays root's, 0600" \
+	    "root 600" "$(stat -c '%U %a' "$T/secret")"
+	expect "  and the milter started each time" 10 "$started"
+	[ "$started" -eq 10 ] || diag "$T/race.failed"
+	expect "  and the link was swapped in each time" 10 "$swapped"
+else
+	skip "a link raced over the socket" "needs root, nobody, setpriv, python3"
+	skip "  and the milter started each time" "needs root, nobody, setpriv, python3"
+	skip "  and the link was swapped in each time" "needs root, nobody, setpriv, python3"
+fi
+
+# The socket's and the PidFile's folders, from "/" down: a folder others
+# may write to above the socket, and a PidFile folder behind a link that
+# someone but root owns (and so may point elsewhere), are refused by -n.
+mkdir -m 777 "$T/shared"
+chmod 777 "$T/shared"
+mkdir -m 755 "$T/shared/sock" "$T/realpid"
+ln -s "$T/realpid" "$T/pidlink"
+[ -z "$root" ] || chown -h nobody "$T/pidlink" 2>/dev/null
+printf '%s\n' "Socket local:$T/shared/sock/sock" "IndexPath $T/ix" \
+    "PidFile $T/pidlink/milter.pid" "$root" >"$T/shared.conf"
+"$M" -n -c "$T/shared.conf" >"$T/out" 2>"$T/err"
+expect "-n: a folder others may change above the socket, a PidFile folder behind a link: exits 1" 1 $?
+grep -q "shared.conf:1: Socket local:$T/shared/sock/sock: its folder $T/shared/sock: $T/shared may be written by others than root" "$T/err"
+ok $? "  and names the socket's"
+grep -q "shared.conf:3: PidFile $T/pidlink/milter.pid: its folder: $T/pidlink is a symbolic link that others than root may change" "$T/err"
+st=$?
+ok $st "  and the PidFile's symbolic link"
+[ $st -eq 0 ] || diag "$T/err"
+
 for bad in -x --bogus; do
 	"$M" "$bad" >"$T/out" 2>"$T/err"
 	expect "an unknown option ($bad) exits 2" 2 $?

@@ -378,6 +378,7 @@ scenario forged-three t-forged-three.lua main
 scenario forged-spelling t-forged-spelling.lua main \
     "AuthservID mx.test.example"
 scenario authres t-authres.lua main "AuthservID mx.test.example"
+scenario forged-flood t-forged-flood.lua main "AuthservID mx.test.example"
 scenario reject t-reject.lua main "OnFail reject"
 scenario tempfail t-tempfail.lua main "OnNone tempfail"
 scenario quarantine t-quarantine.lua main "OnFail quarantine"
@@ -397,6 +398,8 @@ scenario oversize t-oversize.lua main "MaximumBodySize 2560"
 defines="MAXBODY=2560 ONERROR=tempfail"
 scenario oversize-tempfail t-oversize.lua main "MaximumBodySize 2560" \
     "OnError tempfail"
+defines="STALL=$srcdir/tests/milter-stall.py MSOCK=$T/run/stalled/milter.sock"
+scenario stalled t-stalled.lua main "Timeout 5" "MaximumConnections 4"
 scenario abort t-abort.lua main
 scenario multi t-multi.lua main
 scenario nonpatch t-nonpatch.lua main

@@ -7,12 +7,14 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "hdrfmt.h"
 #include "hdrstrip.h"
 #include "headers.h"
 #include "policy.h"
+#include "pytext.h"
 #include "tap.h"
 
 #define NOW	((time_t)1764720000)	/* 2025-12-03 00:00:00 UTC */
@@ -101,6 +103,17 @@ test_actions(void)
 	policy_apply(&cf, &d, NOW, &o);
 	tap_check(o.action == ACTION_TEMPFAIL && strcmp(o.rcode, "451") == 0,
 	    "temperror: OnError tempfail");
+	/* Forged fields that stay: never accepted, whatever OnError says. */
+	cf.on_error = ONERROR_ACCEPT;
+	decision_fault(&d, 1, "too many fields to remove");
+	d.unsafe = 1;
+	policy_apply(&cf, &d, NOW, &o);
+	tap_check(o.action == ACTION_REJECT && strcmp(o.rcode, "550") == 0,
+	    "unsafe and lasting: rejected under OnError accept");
+	decision_fault(&d, 0, "out of memory");
+	d.unsafe = 1;
+	policy_apply(&cf, &d, NOW, &o);
+	tap_check(o.action == ACTION_TEMPFAIL, "unsafe for now: deferred");
 	config_release(&cf);
 }
 
@@ -221,6 +234,25 @@ test_authres(void)
 }
 
 /* test_strip - which header fields go, and in which order */
+/* The deletions hdrstrip_each() asks for, in its order. */
+struct deletions {
+	const char	*name[1200];
+	int		 idx[1200];
+	size_t		 n;
+};
+
+static int
+record(void *arg, const char *name, int idx)
+{
+	struct deletions *d = arg;
+
+	if (d->n == sizeof(d->idx) / sizeof(d->idx[0]))
+		return -1;
+	d->name[d->n] = name;
+	d->idx[d->n++] = idx;
+	return 0;
+}
+
 static void
 test_strip(void)
 {
@@ -241,32 +273,44 @@ test_strip(void)
 		unsigned	 idx;
 	} want[] = {
 		{ "Authentication-Results\t", 1 },
-		{ "X-PATCH-ATTESTED", 2 },
+		{ "X-Patch-Attested", 2 },	/* the MTA: in any case */
 		{ "Authentication-Results", 2 },
 		{ "x-patch-attested ", 1 },
 		{ "X-Patch-Attested", 1 },
 	};
 	struct hdrstrip s;
-	const char *name;
-	unsigned idx;
+	struct deletions got = { 0 };
+	char name[40];
 	size_t k;
 
 	hdrstrip_init(&s);
 	for (k = 0; k < sizeof(in) / sizeof(in[0]); k++)
 		hdrstrip_field(&s, in[k].name, in[k].value, "mx.example.org");
 	tap_check_int((long long)s.ndoomed, 5, "strip: five fields go");
-	for (k = 0; k < s.ndoomed && k < sizeof(want) / sizeof(want[0]);
-	    k++) {
-		idx = hdrstrip_deletion(&s, k, &name);
-		tap_check(strcmp(name, want[k].name) == 0 && idx == want[k].idx,
-		    "strip: deletion %zu: \"%s\" %u", k, name, idx);
-	}
+	hdrstrip_each(&s, record, &got);
+	tap_check_int((long long)got.n, 5, "strip: five deletions");
+	for (k = 0; k < got.n && k < sizeof(want) / sizeof(want[0]); k++)
+		tap_check(strcmp(got.name[k], want[k].name) == 0 &&
+		    got.idx[k] == (int)want[k].idx,
+		    "strip: deletion %zu: \"%s\" %d", k, got.name[k],
+		    got.idx[k]);
+	/* A flood: every one goes, the last first (1,200 once stayed). */
 	hdrstrip_reset(&s);
-	for (k = 0; k < HDRSTRIP_MAX; k++)
+	got.n = 0;
+	for (k = 0; k < 1200; k++)
 		hdrstrip_field(&s, "X-Patch-Attested", "pass", NULL);
-	tap_check_int(hdrstrip_field(&s, "X-Patch-Attested", "pass", NULL),
-	    PA_ETOOBIG, "strip: more than %d fields cannot be cleaned",
-	    HDRSTRIP_MAX);
+	hdrstrip_each(&s, record, &got);
+	tap_check(got.n == 1200 && got.idx[0] == 1200 && got.idx[1199] == 1,
+	    "strip: 1,200 forged fields, 1,200 deletions from the last");
+	/* More spellings than are counted: the message cannot be cleaned. */
+	hdrstrip_reset(&s);
+	for (k = 0; k < HDRSTRIP_SPELLINGS; k++) {
+		snprintf(name, sizeof(name), "X-Patch-Attested%*s", (int)k, "");
+		hdrstrip_field(&s, name, "pass", NULL);
+	}
+	tap_check_int(hdrstrip_field(&s, "X-Patch-Attested                 ",
+	    "pass", NULL), PA_ETOOBIG, "strip: more than %d spellings cannot "
+	    "be cleaned", HDRSTRIP_SPELLINGS);
 	hdrstrip_release(&s);
 }
 
@@ -319,6 +363,10 @@ test_ours(void)
 		    "comment and folding before" },
 		{ "mx.example.org 1; spf=pass", 1, "with a version" },
 		{ "mx.example.org;", 1, "nothing after" },
+		{ "mx.example.org/1; x-patch-attest=pass", 1,
+		    "with a /version" },
+		{ "MX.example.org/; none", 1, "with a bare /" },
+		{ "mx.example.org.evil/1; none", 0, "a longer name, /version" },
 		{ "mx.example.org.evil; x-patch-attest=pass", 0,
 		    "a longer name" },
 		{ "x.mx.example.org; x-patch-attest=pass", 0,
@@ -373,9 +421,40 @@ test_printable(void)
 		    strlen(rows[k].in)), rows[k].want, "printable %zu", k);
 }
 
+/* hdrfmt_quoted: ASCII or valid UTF-8 out, whatever comes in */
+static void
+test_quoted(void)
+{
+	static const struct {
+		const char	*in, *want;
+	} rows[] = {
+		{ "Alice <a@example.org>", "\"Alice <a@example.org>\"" },
+		{ "say \"hi\" \\o/", "\"say \\\"hi\\\" \\\\o/\"" },
+		{ "line\r\nX-Patch-Attested: pass", "\"lineX-Patch-Attested: pass\"" },
+		{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },
+		/* CSI, a C1 control: terminals obey it */
+		{ "a\xc2\x9b" "2Jb", "\"a\\\\xc2\\\\x9b2Jb\"" },
+		{ "raw \xff\xfe 8-bit", "\"raw \\\\xff\\\\xfe 8-bit\"" },
+		{ "cut \xe2\x82", "\"cut \\\\xe2\\\\x82\"" },
+	};
+	struct sbuf sb;
+	size_t k;
+
+	sbuf_init(&sb, 1024);
+	for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+		sbuf_reset(&sb);
+		hdrfmt_quoted(&sb, rows[k].in);
+		tap_check_str(sb.buf, rows[k].want, "quoted %zu", k);
+		tap_check(pytext_utf8_valid(sb.buf, sb.len), "quoted %zu: "
+		    "valid UTF-8", k);
+	}
+	sbuf_release(&sb);
+}
+
 int
 main(void)
 {
+	test_quoted();
 	test_printable();
 	test_actions();
 	test_text();

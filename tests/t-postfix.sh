@@ -95,8 +95,16 @@ for m in forged-none forged-pass forged-plain; do
 	expect "$m carries three forged headers" 3 \
 	    "$(grep -c -i '^X-Patch-Attested: pass; attid=bogus' "$T/msg/$m")"
 done
+# a flood: 1,200 forged pass fields on seed 005 (once 200 were left)
+mkmsg forged-flood "$seeds"/005-*.patch
+awk 'NR == 1 { for (i = 1; i <= 1200; i++)
+	printf "X-Patch-Attested: pass; attid=bogus-%d\n", i } { print }' \
+    "$T/msg/forged-flood" >"$T/msg/forged-flood.tmp" &&
+    mv "$T/msg/forged-flood.tmp" "$T/msg/forged-flood"
+expect "forged-flood carries 1,200 forged headers" 1200 \
+    "$(grep -c '^X-Patch-Attested: pass; attid=bogus' "$T/msg/forged-flood")"
 names="seed-001 seed-002 seed-003 seed-004 seed-005 seed-006 seed-007
-tampered unattested forged-none forged-pass plain forged-plain"
+tampered unattested forged-none forged-pass plain forged-plain forged-flood"
 
 # Seed 002 signed by the real patatt tool (X-Developer-Signature), and the
 # same with a line of its diff changed, when Debian's patatt is installed.
@@ -340,6 +348,9 @@ for kind in unix inet debian debian-unix; do
 	expect "$kind: an unattested patch: none" none "$(result unattested)"
 	expect "$kind: forged pass headers on an unattested patch: none" none \
 	    "$(result forged-none)"
+	f=$(delivered forged-flood | head -n 1)
+	expect "$kind: 1,200 forged fields on seed 005: one X-Patch-Attested left, ours" \
+	    1 "$([ -n "$f" ] && hdr_block "$f" | grep -c -i '^X-Patch-Attested:')"
 	if [ -n "$have_patatt" ]; then
 		verdict_field patatt | grep -q -E '^X-Patch-Attested: pass; '\
 'scheme=patatt;.*v0\.1=pass;[[:space:]]*patatt=pass$'

@@ -7,22 +7,6 @@
 #include "hdrfmt.h"
 #include "pytext.h"
 
-static int	printable(const unsigned char *, size_t, int);
-
-void
-hdrfmt_quoted(struct sbuf *out, const char *s)
-{
-	sbuf_addch(out, '"');
-	for (; *s; s++) {
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			continue;
-		if (*s == '"' || *s == '\\')
-			sbuf_addch(out, '\\');
-		sbuf_addch(out, *s);
-	}
-	sbuf_addch(out, '"');
-}
-
 /* printable - is the character p[0..n) (valid: well-formed UTF-8) safe as is */
 static int
 printable(const unsigned char *p, size_t n, int valid)
@@ -33,6 +17,29 @@ printable(const unsigned char *p, size_t n, int valid)
 		return p[0] >= 0x20 && p[0] < 0x7f && p[0] != '\\';
 	/* U+0080..U+009F, the C1 controls: some terminals obey them. */
 	return !(p[0] == 0xc2 && p[1] < 0xa0);
+}
+
+void
+hdrfmt_quoted(struct sbuf *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i, k, n, len = strlen(s);
+	int valid;
+
+	sbuf_addch(out, '"');
+	for (i = 0; i < len; i += n) {
+		n = pytext_utf8_char(p + i, len - i, &valid);
+		if (p[i] < 0x20 || p[i] == 0x7f)
+			continue;
+		if (p[i] == '"' || p[i] == '\\')
+			sbuf_addch(out, '\\');
+		if (p[i] < 0x80 || printable(p + i, n, valid))
+			sbuf_add(out, p + i, n);
+		else	/* "\\xNN": unquoted, it reads \xNN */
+			for (k = 0; k < n; k++)
+				sbuf_addf(out, "\\\\x%02x", p[i + k]);
+	}
+	sbuf_addch(out, '"');
 }
 
 /*

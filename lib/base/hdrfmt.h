@@ -14,7 +14,11 @@
 
 #define HDRFMT_WIDTH	78
 
-/* hdrfmt_quoted - s as a quoted-string: \ before " and \, controls dropped */
+/*
+ * hdrfmt_quoted - s as a quoted-string: \ before " and \, C0 controls
+ * dropped; C1 controls and bytes that are not UTF-8 written as \\xNN, so
+ * that what it writes is ASCII or valid UTF-8 and no terminal obeys it
+ */
 void	hdrfmt_quoted(struct sbuf *out, const char *s);
 
 /*

@@ -95,6 +95,13 @@ const struct config_key config_keys[] = {
 	    "Syslog facility of the milter's log, or no." },
 	{ "LogLevel", CONFIG_CHOICE, "info", 0, 0, log_levels, OFF(log_level),
 	    "Least important log lines kept: info has one line a patch." },
+	{ "Timeout", CONFIG_INT, "120", 5, 3600, NULL, OFF(timeout),
+	    "Seconds the milter waits for the MTA's next word before it drops "
+	    "the connection." },
+	{ "MaximumConnections", CONFIG_INT, "256", 1, 65536, NULL,
+	    OFF(max_connections),
+	    "Connections judged at once; one more is handled as a fault "
+	    "(OnError)." },
 	{ "MaximumBodySize", CONFIG_INT, "16777216", 1024, 1073741824, NULL,
 	    OFF(max_body),
 	    "Bytes of a message the milter reads; larger mail passes, "

@@ -118,6 +118,8 @@ struct pa_config {
 	char			*user_id;	/* "user[:group]", or NULL */
 	enum syslog_facility	 syslog;
 	enum log_level		 log_level;
+	long			 timeout;	/* seconds the MTA may be silent */
+	long			 max_connections;
 
 	/* The milter's work */
 	long			 max_body;	/* bytes */

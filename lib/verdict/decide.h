@@ -64,6 +64,9 @@ struct decision {
 						   meet again (the message is
 						   too big to judge): it is
 						   accepted, never deferred */
+	int		 unsafe;		/* TEMPERROR with fields only
+						   we may write left in it:
+						   never accepted */
 	char		 attid[MSGHASH_ATTID_LEN + 1];
 	unsigned	 differs;		/* DECIDE_DIFF_* for FAIL */
 	char		 signer[PGP_UIDLEN];	/* "Name <addr>", or "" */

@@ -14,6 +14,8 @@
 #include "hdrstrip.h"
 #include "headers.h"
 
+#define HDRSTRIP_GO	0x80	/* in a field's byte: it is to go */
+
 void
 hdrstrip_init(struct hdrstrip *s)
 {
@@ -25,9 +27,9 @@ hdrstrip_reset(struct hdrstrip *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->n; i++)
-		free(s->f[i].name);
-	s->n = s->ndoomed = 0;
+	for (i = 0; i < s->nspelling; i++)
+		free(s->spelling[i]);
+	s->nspelling = s->n = s->ndoomed = 0;
 }
 
 void
@@ -48,13 +50,31 @@ hdrstrip_is(const char *name, const char *want)
 	return n == w && strncasecmp(name, want, w) == 0;
 }
 
+/*
+ * spelling - the number of name among the spellings seen (the MTA numbers
+ * fields of one spelling, in any case, from 1), added when new
+ */
+static int
+spelling(struct hdrstrip *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nspelling; i++)
+		if (strcasecmp(s->spelling[i], name) == 0)
+			return (int)i;
+	if (s->nspelling == HDRSTRIP_SPELLINGS)
+		return PA_ETOOBIG;
+	if ((s->spelling[i] = strdup(name)) == NULL)
+		return PA_ENOMEM;
+	s->nspelling++;
+	return (int)i;
+}
+
 int
 hdrstrip_field(struct hdrstrip *s, const char *name, const char *value,
     const char *authserv_id)
 {
-	struct hdrstrip_field *f;
-	size_t i;
-	int doomed, rc;
+	int doomed, rc, k;
 
 	if (hdrstrip_is(name, HDR_VERDICT))
 		doomed = 1;
@@ -63,29 +83,32 @@ hdrstrip_field(struct hdrstrip *s, const char *name, const char *value,
 		    strlen(value), authserv_id);
 	else
 		return 0;
-	if ((rc = GROW(s->f, s->n, s->alloc, 8, HDRSTRIP_MAX)) != 0)
+	if ((rc = GROW(s->f, s->n, s->alloc, 64, HDRSTRIP_MAX)) != 0)
 		return rc;
-	f = &s->f[s->n];
-	if ((f->name = strdup(name)) == NULL)
-		return PA_ENOMEM;
-	/* The MTA numbers fields of one spelling, in any case, from 1. */
-	for (i = 0, f->idx = 1; i < s->n; i++)
-		f->idx += strcasecmp(s->f[i].name, name) == 0;
-	f->doomed = doomed;
+	if ((k = spelling(s, name)) < 0)
+		return k;
+	s->f[s->n++] = (unsigned char)(k | (doomed ? HDRSTRIP_GO : 0));
 	s->ndoomed += doomed;
-	s->n++;
 	return doomed;
 }
 
-unsigned
-hdrstrip_deletion(const struct hdrstrip *s, size_t k, const char **name)
+int
+hdrstrip_each(const struct hdrstrip *s,
+    int (*del)(void *arg, const char *name, int idx), void *arg)
 {
+	int count[HDRSTRIP_SPELLINGS] = { 0 };
 	size_t i;
+	int k, rc;
 
-	/* The k-th doomed field counted from the last one. */
-	for (i = s->n; i-- > 0; )
-		if (s->f[i].doomed && k-- == 0)
-			break;
-	*name = s->f[i].name;
-	return s->f[i].idx;
+	for (i = 0; i < s->n; i++)
+		count[s->f[i] & ~HDRSTRIP_GO]++;
+	/* From the last: the MTA renumbers the fields after a deletion. */
+	for (i = s->n; i-- > 0; ) {
+		k = s->f[i] & ~HDRSTRIP_GO;
+		if ((s->f[i] & HDRSTRIP_GO) &&
+		    (rc = del(arg, s->spelling[k], count[k])) != 0)
+			return rc;
+		count[k]--;
+	}
+	return 0;
 }

@@ -205,7 +205,8 @@ header_authres_ours(const char *v, size_t len, const char *authserv_id)
 		}
 		return i < len && n == idlen && idlen > 0;
 	}
-	while (i < len && !strchr(" \t\r\n;(", v[i]))
+	/* a token; "/version" after it still names us */
+	while (i < len && !strchr(" \t\r\n;(/", v[i]))
 		i++;
 	return i - start == idlen && idlen > 0 &&
 	    strncasecmp(v + start, authserv_id, idlen) == 0;

@@ -24,11 +24,14 @@ static const char *const reply_words[] = {
  * configured_action - what the configuration does with d: the one place
  * where the milter fails open or closed.  A message it could not judge
  * for now follows OnError; one it will never be able to judge (too big)
- * is accepted, marked: a retry would meet the same.
+ * is accepted, marked: a retry would meet the same.  One that still
+ * carries fields only we may write (d->unsafe) is never accepted.
  */
 static enum action
 configured_action(const struct pa_config *cf, const struct decision *d)
 {
+	if (d->unsafe)		/* a forgery of ours would stay: refused */
+		return d->lasting ? ACTION_REJECT : ACTION_TEMPFAIL;
 	switch (d->result) {
 	case VERDICT_PASS:
 		return ACTION_ACCEPT;

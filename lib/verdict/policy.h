@@ -25,7 +25,9 @@ struct policy_outcome {
  * policy_apply - the outcome for verdict d at time now.  A patch without
  * an attestation whose Date is less than AttestationWait minutes old is
  * told to come back later; VERDICT_TEMPERROR follows OnError, unless the
- * message can never be judged (d->lasting: accepted).  Every fault of the
+ * message can never be judged (d->lasting: accepted), or keeps fields
+ * only we may write (d->unsafe: rejected when lasting, else deferred,
+ * whatever OnError says).  Every fault of the
  * milter becomes such a decision (decision_fault()) and comes here.
  */
 void	policy_apply(const struct pa_config *, const struct decision *d,
