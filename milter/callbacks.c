@@ -408,8 +408,7 @@ cb_eom(SMFICTX *ctx)
 	if (c->fault != NULL) {
 		decision_fault(&d, c->lasting, c->fault);
 		d.unsafe = c->unsafe;
-	}
-	else if (c->oversize) {
+	} else if (c->oversize) {
 		snprintf(why, sizeof(why), "over MaximumBodySize (%ld "
 		    "bytes): not checked", c->gen->cf.max_body);
 		decision_fault(&d, 1, why);
