@@ -18,6 +18,9 @@
 #    (PatattKeyring twice), no archive and an empty GnuPG home;
 #  - reloads: the throughput of ours on the unix socket again, with a
 #    SIGHUP every 100 ms all along (the configuration unchanged);
+#  - memory: the resident size, threads and descriptors of ours (unix
+#    socket) idle and with 100 sessions open at MAIL FROM
+#    (bench/milter-hold.py, which speaks the milter protocol itself);
 #  - latency: BENCH_MILTER_LATENCY messages (default 300) one at a time,
 #    per message from MAIL FROM to the reply to the final dot, p50 and
 #    p99, Postfix alone and with patchattest-milter; the difference is
@@ -285,6 +288,12 @@ if [ -s "$T/signed.list" ]; then
 else
 	echo "bench-milter: no corpus at $corpus: no signed-mail figures"
 fi
+
+echo
+echo "bench-milter: memory of patchattest-milter, idle and with 100" \
+    "sessions open at MAIL FROM"
+python3 "$srcdir/bench/milter-hold.py" "${PF_ours_unix#unix:}" \
+    "$PID_ours_unix" 100
 
 echo
 echo "bench-milter: latency, $LATENCY attested patches one at a time in" \
