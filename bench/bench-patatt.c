@@ -25,7 +25,13 @@
  *    already (librnp, in this process); the aim is a p50 under 1 ms;
  *  - "openpgp_gnupg": GPGCHECKS (default 100) checks of the same messages
  *    by a verifier with no keyring folder, so that GnuPG's home serves
- *    (a gpg process per check), for comparison;
+ *    (its keys exported by gpg once, then librnp in this process);
+ *  - "crafted_*": what hostile OpenPGP signatures for a signer of the
+ *    GnuPG home cost, CRAFTED (200) checks each: a BZip2 bomb of 1 GiB of
+ *    zeros, ZIP and ZLIB bombs as large as fit the size cap, a packet of
+ *    tag 60 before a good message, random bytes; then a mail with
+ *    PATATT_MAX_SIGS BZip2 bombs (the most verified in one mail, the
+ *    worst case per message) and one with one more (none verified);
  *  - with -c: CORPUS is a corpus directory (../shared/corpus/NAME): its
  *    ed25519 messages that patatt passed with CORPUS/patatt-keys, and its
  *    OpenPGP ones that patatt passed with the kernel's own key files
@@ -46,10 +52,12 @@
 #include <gpgme.h>
 #include <sodium.h>
 
+#include "mail.h"
 #include "sig.h"
 #include "base.h"
 #include "benchutil.h"
 #include "patattsign.h"
+#include "craftsig.h"
 
 #define ED_ID		"bench@example.org"
 #define ED_SELECTOR	"bench"
@@ -60,6 +68,7 @@
 #define MAX_CORPUS_MSGS	4096
 #define ED_BUDGET_US	100.0
 #define PGP_BUDGET_US	1000.0
+#define CRAFTED		200
 
 static unsigned long	 nchecks = 20000, npgp = 2000, ngpg = 100;
 static unsigned long	 nkeys = 700, nsigners = 64;
@@ -410,6 +419,85 @@ openpgp(struct patatt_keyring *kr, struct mailmsg **msgs, size_t n,
 }
 
 /*
+ * crafted_timed - CRAFTED checks of m, each nsigs signatures all judged
+ * want; the figures as patatt_crafted_NAME_*
+ */
+static void
+crafted_timed(struct patatt *pt, struct mailmsg *m, const char *name,
+    size_t nsigs, enum patatt_result want)
+{
+	struct patatt_report r;
+	struct pa_err err;
+	double lat[CRAFTED], t0;
+	char prefix[64];
+	size_t k, i;
+
+	for (k = 0; k < CRAFTED; k++) {
+		t0 = bench_now();
+		if (patatt_check(pt, m, time(NULL), &r, &err) != 0)
+			bench_die(name, err.msg);
+		lat[k] = bench_now() - t0;
+		for (i = 0; i < r.n; i++)
+			if (r.sig[i].result != want)
+				bench_die(name, r.sig[i].detail);
+		if (r.n != nsigs)
+			bench_die(name, "not every signature judged");
+	}
+	printf("patatt_crafted_%s_why %s\n", name, r.sig[0].detail);
+	snprintf(prefix, sizeof(prefix), "patatt_crafted_%s", name);
+	bench_latencies(prefix, lat, CRAFTED);
+}
+
+/* crafted - hostile signatures in mail signed by signer 0 (good) */
+static void
+crafted(const char *home, struct mailmsg *good)
+{
+	static const struct {
+		enum craft	 kind;
+		const char	*name;
+	} kinds[] = {
+		{ CRAFT_BZIP2, "bzip2_1gib" }, { CRAFT_ZIP, "zip" },
+		{ CRAFT_ZLIB, "zlib" }, { CRAFT_TAG60, "tag60" },
+		{ CRAFT_RANDOM, "random" },
+	};
+	struct sbuf mail, raw, many;
+	struct mailmsg *m;
+	struct patatt *pt;
+	struct pa_err err;
+	const char *text;
+	size_t k, len;
+
+	if (patatt_new(&pt, NULL, home, &err) != 0)
+		bench_die("patatt_new", err.msg);
+	if (!valid(pt, good, "the good OpenPGP message"))
+		exit(1);
+	text = mailmsg_text(good, &len);
+	sbuf_init(&mail, MAX_MAIL);
+	sbuf_init(&raw, MAX_MAIL);
+	sbuf_init(&many, MAX_MAIL);
+	sbuf_add(&mail, text, len);
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		craftsig_mail(&mail, kinds[k].kind, &raw);
+		m = parse(raw.buf, raw.len, kinds[k].name);
+		crafted_timed(pt, m, kinds[k].name, 1, PATATT_BADSIG);
+		mailmsg_free(m);
+	}
+	craftsig_mail(&mail, CRAFT_BZIP2, &raw);
+	craftsig_repeat(&raw, PATATT_MAX_SIGS, &many);
+	m = parse(many.buf, many.len, "the most bombs");
+	crafted_timed(pt, m, "max_sigs_bzip2", PATATT_MAX_SIGS, PATATT_BADSIG);
+	mailmsg_free(m);
+	craftsig_repeat(&raw, PATATT_MAX_SIGS + 1, &many);
+	m = parse(many.buf, many.len, "one bomb more");
+	crafted_timed(pt, m, "over_max_sigs", PATATT_MAX_SIGS, PATATT_ERROR);
+	mailmsg_free(m);
+	sbuf_release(&mail);
+	sbuf_release(&raw);
+	sbuf_release(&many);
+	patatt_free(pt);
+}
+
+/*
  * sign_patches - nout messages: the patches in turn, CRLF made LF (as
  * patatt 0.6 does), signed by the signers in turn; the mean size
  */
@@ -529,6 +617,7 @@ main(int argc, char **argv)
 	    (p50 - raw_ed25519(&es, nchecks)) * 1e6);
 	patatt_free(pt);
 	openpgp(kr, pg, nsigners, home);
+	crafted(home, pg[0]);
 	patatt_keyring_free(kr);
 
 	for (k = 0; k < ncorpora; k++) {

@@ -7,6 +7,7 @@
 #   a patatt keyring folder with that key (ed25519/example.org/dev/t1).
 #   Status 0, or 1 when patatt or git is missing or patatt fails.
 # patatt_sign IN OUT: IN signed by that key (X-Developer-Signature).
+# patatt_sign_pgp: the same with an OpenPGP key of a GnuPG home (below).
 #
 # patatt runs in a subshell with HOME and the XDG folders inside DIR, so
 # the user's own patatt and git settings play no part.
@@ -41,4 +42,15 @@ patatt_env() {
 	    XDG_DATA_HOME=$PATATT_DIR/home/.local/share \
 	    XDG_CACHE_HOME=$PATATT_DIR/home/.cache GIT_CONFIG_NOSYSTEM=1 \
 	    "$@"
+}
+
+# patatt_sign_pgp IN OUT HOME FPR ADDR: IN signed by patatt with the
+# OpenPGP key FPR of the GnuPG home HOME, for the identity ADDR
+patatt_sign_pgp() {
+	patatt_in_repo git config patatt.pgp.signingkey "openpgp:$4" &&
+	    patatt_in_repo git config patatt.pgp.identity "$5" &&
+	    (GNUPGHOME=$3 && export GNUPGHOME &&
+	    patatt_in_repo patatt -s pgp sign) <"$1" >"$2" \
+	    2>"$PATATT_DIR/sign.log" &&
+	    grep -q '^X-Developer-Signature:' "$2"
 }

@@ -552,6 +552,39 @@ if [ -z "$have_patatt" ]; then
 	skip "patatt-only (t-patatt-only.lua)" "patatt or git is not installed"
 fi
 
+# Crafted OpenPGP signatures for alice, whose key is only in the GnuPG
+# home: the milter finds gpg through wrappers of gpg and gpgconf first
+# in PATH, which write a line to gpg-calls for every run.
+alice=$(GNUPGHOME=$T/gnupg gpg --batch --with-colons --list-keys \
+    alice@example.org 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }')
+if [ -n "$have_patatt" ] && command -v python3 >/dev/null &&
+    patatt_sign_pgp "$D/p1.eml" "$D/pgp.eml" "$T/gnupg" "$alice" \
+    alice@example.org; then
+	for k in tag60 bzip2 zip zlib random many; do
+		python3 "$srcdir/tests/patatt-craft.py" $k "$D/pgp.eml" \
+		    "$D/pgp-$k.eml" || setup 1 "craft pgp-$k" /dev/null
+	done
+	mkdir "$T/gpgwrap"
+	printf '#!/bin/sh\necho "$*" >>"%s"\nexec "%s" "$@"\n' \
+	    "$T/gpg-calls" "$(command -v gpg)" >"$T/gpgwrap/gpg"
+	printf '#!/bin/sh\necho "$*" >>"%s"\n"%s" "$@" | sed "s|^bindir:.*|bindir:%s|; s|:%s\\$|:%s/gpg|"\n' \
+	    "$T/gpg-calls" "$(command -v gpgconf)" "$T/gpgwrap" \
+	    "$(command -v gpg)" "$T/gpgwrap" >"$T/gpgwrap/gpgconf"
+	chmod +x "$T/gpgwrap/gpg" "$T/gpgwrap/gpgconf"
+	defines="GPGCALLS=$T/gpg-calls"
+	oldpath=$PATH
+	PATH=$T/gpgwrap:$PATH
+	scenario pgp-crafted t-pgp-crafted.lua empty \
+	    "AuthservID mx.test.example"
+	PATH=$oldpath
+	grep -q 'over 8 X-Developer-Signature fields: none is verified' \
+	    "$T/run/pgp-crafted/milter.log"
+	ok $? "pgp-crafted: the log says why nine signatures are not verified"
+else
+	skip "pgp-crafted (t-pgp-crafted.lua)" "patatt, git or python3 is missing"
+	skip "pgp-crafted: the log line" "patatt, git or python3 is missing"
+fi
+
 # stopped: every milter, sent SIGTERM, exits 0 within 15 seconds
 stopped() {
 	t=0

@@ -3,7 +3,8 @@
  * t-openpgp - OpenPGP signed messages checked by librnp (lib/sig/openpgp.h),
  * with keys and signatures made by gpg for this run: what a good, a
  * changed, a foreign, a doubly signed, an oversized and a compressed-bomb
- * message give, and keys revoked as compromised.  Expired and revoked
+ * message give, each compression gpg makes, the shapes refused before
+ * librnp reads them, and keys revoked as compromised.  Expired and revoked
  * signing subkeys are checked against patatt itself in t-patatt.sh.
  */
 #include "config.h"
@@ -105,6 +106,111 @@ verify(struct openpgp_keys *k, const char *name, struct sbuf *plain,
 	rc = openpgp_verify(k, data, len, plain, sig);
 	free(data);
 	return rc;
+}
+
+/* craft - file name made of head, then the bytes of file from */
+static int
+craft(const char *name, const void *head, size_t hlen, const char *from)
+{
+	struct sbuf b;
+	char *data;
+	size_t len;
+	int rc;
+
+	if ((data = tap_read_file(path_of(from), &len)) == NULL)
+		return -1;
+	sbuf_init(&b, SBUF_NOMAX);
+	sbuf_add(&b, head, hlen);
+	sbuf_add(&b, data, len);
+	rc = sbuf_failed(&b) ? -1 : tap_write_file(path_of(name), b.buf,
+	    b.len);
+	free(data);
+	sbuf_release(&b);
+	return rc;
+}
+
+/* unusable - the file name is unusable, for the reason why */
+static void
+unusable(struct openpgp_keys *k, const char *name, const char *why,
+    const char *what)
+{
+	struct openpgp_sig sig;
+	struct sbuf plain;
+
+	sbuf_init(&plain, PLAIN_CAP);
+	tap_check(verify(k, name, &plain, &sig) == 0 &&
+	    sig.status == OPENPGP_UNUSABLE && strstr(sig.detail, why) &&
+	    plain.len == 0, "%s: unusable (%s)", what, sig.detail);
+	sbuf_release(&plain);
+}
+
+/*
+ * test_shapes - the one shape gpg --sign makes, with each compression,
+ * verifies; compressed data that unpacks past the cap, other packets,
+ * a second compression and random bytes are refused before librnp reads
+ * them
+ */
+static void
+test_shapes(const char *alice)
+{
+	static const char *const algos[] = { "none", "zip", "zlib", "bzip2" };
+	struct openpgp_keys *ka;
+	struct openpgp_sig sig;
+	struct sbuf plain;
+	char name[32], *data;
+	unsigned char noise[600];
+	unsigned seed = 19;
+	size_t i;
+
+	sbuf_init(&plain, PLAIN_CAP);
+	if (!tap_check((ka = load(alice, 0)) != NULL, "alice's key loads"))
+		return;
+	for (i = 0; i < sizeof(algos) / sizeof(algos[0]); i++) {
+		snprintf(name, sizeof(name), "%s.gpg", algos[i]);
+		tap_check(gpg(NULL, "-u", alice, "--compress-algo", algos[i],
+		    "-o", path_of(name), "-s", path_of("text")) == 0 &&
+		    verify(ka, name, &plain, &sig) == 0 &&
+		    sig.status == OPENPGP_GOOD && plain.len == 32,
+		    "compression %s: good (%s)", algos[i], sig.detail);
+	}
+	/* 1 MiB unpacks from about 1 KiB of ZIP or ZLIB, 16 MiB from BZip2 */
+	if ((data = malloc(1u << 20)) != NULL) {
+		memset(data, 'x', 1u << 20);
+		tap_write_file(path_of("mib"), data, 1u << 20);
+		free(data);
+	}
+	for (i = 1; i < sizeof(algos) / sizeof(algos[0]); i++) {
+		snprintf(name, sizeof(name), "bomb-%s.gpg", algos[i]);
+		if (gpg(NULL, "-u", alice, "--compress-algo", algos[i], "-z",
+		    "9", "-o", path_of(name), "-s", path_of(i == 3 ? "big" :
+		    "mib")) != 0) {
+			tap_check(0, "gpg -s a large file, %s", algos[i]);
+			continue;
+		}
+		unusable(ka, name, "over 4096 bytes uncompressed", name);
+	}
+	/* an unknown packet (tag 60) before a good message */
+	craft("tag60.gpg", "\xfc\x01\x00", 3, "good.gpg");
+	unusable(ka, "tag60.gpg", "an unexpected packet 60",
+	    "a packet of tag 60 first");
+	/* good.gpg is one compressed packet: wrapped in one more */
+	craft("nested.gpg", "\xa3\x00", 2, "good.gpg");
+	unusable(ka, "nested.gpg", "a nested compressed packet",
+	    "compression inside compression");
+	if ((data = tap_read_file(path_of("good.gpg"), &i)) != NULL) {
+		craft("twice.gpg", data, i, "good.gpg");
+		free(data);
+	}
+	unusable(ka, "twice.gpg", "after the compressed",
+	    "two messages in a row");
+	for (i = 0; i < sizeof(noise); i++) {
+		seed = seed * 1103515245 + 12345;
+		noise[i] = (unsigned char)(seed >> 16);
+	}
+	tap_write_file(path_of("noise"), noise, sizeof(noise));
+	unusable(ka, "noise", "", "600 random bytes");
+	openpgp_keys_free(ka);
+	sbuf_release(&plain);
 }
 
 static void
@@ -357,6 +463,7 @@ main(void)
 
 	test_load();
 	test_signatures(alice, bob);
+	test_shapes(alice);
 	test_compromised(bob);
 	test_limits(alice);
 	return tap_done();

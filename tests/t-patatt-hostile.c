@@ -63,14 +63,29 @@ hostile(struct patatt *pt)
 	    report.sig[0].result == PATATT_ERROR, "5000 header fields: %s",
 	    report.n ? report.sig[0].detail : "-");
 
-	/* 20 signatures: 8 judged, all counted */
+	/* 21 signatures: over the budget, none verified, all counted */
 	sbuf_reset(&msg);
 	for (i = 0; i < 20; i++)
 		sig_field(&msg, &sp, NULL);
 	sbuf_addstr(&msg, base.buf);
 	rc = check(pt, msg.buf, msg.len);
-	tap_check(rc == 0 && report.n == PATATT_MAX_SIGS && report.total == 21,
-	    "21 signatures: %zu judged of %zu", report.n, report.total);
+	for (i = 0, ok = 1; i < report.n; i++)
+		ok &= report.sig[i].result == PATATT_ERROR &&
+		    strstr(report.sig[i].detail, "none is verified") != NULL;
+	tap_check(rc == 0 && ok && report.n == PATATT_MAX_SIGS &&
+	    report.total == 21, "21 signatures: %zu reported of %zu, none "
+	    "verified: %s", report.n, report.total, report.sig[0].detail);
+	/* at the budget, each is verified */
+	sbuf_reset(&msg);
+	for (i = 0; i + 1 < PATATT_MAX_SIGS; i++)
+		sig_field(&msg, &sp, NULL);
+	sbuf_addstr(&msg, base.buf);
+	rc = check(pt, msg.buf, msg.len);
+	for (i = 0, ok = 1; i < report.n; i++)
+		ok &= report.sig[i].result == PATATT_BADSIG;
+	tap_check(rc == 0 && ok && report.n == PATATT_MAX_SIGS,
+	    "%d signatures: each verified (badsig, another key is on file)",
+	    PATATT_MAX_SIGS);
 
 	/* a signature value of 100 kB, and b= of 60 kB */
 	sbuf_reset(&big);

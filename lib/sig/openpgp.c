@@ -22,6 +22,7 @@
 #include <rnp/rnp_err.h>
 
 #include "openpgp.h"
+#include "openpgp-msg.h"
 
 struct openpgp_keys {
 	rnp_ffi_t	 ffi;
@@ -354,6 +355,8 @@ int
 openpgp_verify(struct openpgp_keys *keys, const void *msg, size_t len,
     struct sbuf *plain, struct openpgp_sig *sig)
 {
+	unsigned char flat[OPENPGP_MSG_MAX];
+	char why[OPENPGP_WHY_MAX];
 	rnp_op_verify_signature_t vs = NULL;
 	rnp_input_t in = NULL;
 	rnp_output_t out = NULL;
@@ -366,8 +369,13 @@ openpgp_verify(struct openpgp_keys *keys, const void *msg, size_t len,
 	memset(sig, 0, sizeof(*sig));
 	sig->status = OPENPGP_UNUSABLE;
 	sbuf_reset(plain);
+	if ((ret = openpgp_msg_flat(msg, len, flat, &len, why)) != 0) {
+		snprintf(sig->detail, sizeof(sig->detail), "not a message of "
+		    "gpg --sign: %s", why);
+		return ret == PA_ENOMEM ? ret : 0;
+	}
 	/* One byte over the cap tells a long content from one at the cap. */
-	rc = rnp_input_from_memory(&in, msg, len, false);
+	rc = rnp_input_from_memory(&in, flat, len, false);
 	if (rc == RNP_SUCCESS)
 		rc = rnp_output_to_memory(&out, plain->max == SBUF_NOMAX ? 0 :
 		    plain->max + 1);

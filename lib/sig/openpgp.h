@@ -83,10 +83,11 @@ int	openpgp_keys_empty(struct openpgp_keys **out);
 void	openpgp_keys_free(struct openpgp_keys *);
 
 /*
- * openpgp_verify - the signed message msg (binary or armored OpenPGP, as
- * "gpg --sign" makes it) checked with keys; its signed content, at most
- * plain's cap, replaces plain's contents.  Returns 0 with sig filled, or
- * PA_ENOMEM.
+ * openpgp_verify - the signed message msg (binary OpenPGP, as "gpg
+ * --sign" makes it; any other shape is OPENPGP_UNUSABLE before librnp
+ * reads it, see openpgp-msg.h) checked with keys; its signed content, at
+ * most plain's cap, replaces plain's contents.  Returns 0 with sig
+ * filled, or PA_ENOMEM.
  */
 int	openpgp_verify(struct openpgp_keys *keys, const void *msg,
 	    size_t len, struct sbuf *plain, struct openpgp_sig *sig);

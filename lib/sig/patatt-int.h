@@ -257,8 +257,7 @@ int	patatt_keyring_holds(struct patatt_keyring *, const char *identity,
  */
 struct patatt {
 	struct patatt_keyring	*keys;		/* shared; not owned */
-	struct pgp		*pgp;
-	struct openpgp_keys	*nokeys;	/* none: to learn a signer */
+	struct pgp		*pgp;		/* the GnuPG home's keys */
 	time_t			 now;		/* of the message judged */
 	struct mailinfo		 mi;
 	struct patatt_msg	 msg;
@@ -292,9 +291,8 @@ struct patatt_check {
 						   folder, or NULL */
 	int			 sig_state;	/* 0 not decoded, 1 ok, -1 bad */
 	int			 pgp_done;	/* OpenPGP: the verdict is in
-						   psig or osig */
-	struct pgp_sig		 psig;		/* GnuPG's (KEY_NONE) */
-	struct openpgp_sig	 osig;		/* librnp's (KEY_RING) */
+						   osig */
+	struct openpgp_sig	 osig;		/* librnp's */
 };
 
 /* patatt_set - result r, and the detail from a format */
@@ -305,8 +303,8 @@ void	patatt_copy(char *out, size_t size, const char *s, size_t len);
 
 /*
  * patatt_verify - the verdict of signature c (tags in pt->tags) on reading
- * rd of the body, into s.  Returns 0, PA_ENOMEM, or PA_ERROR when GnuPG
- * did not run (err says why).
+ * rd of the body, into s.  Returns 0, PA_ENOMEM, or PA_ERROR when the
+ * GnuPG home's keys cannot be read (err says why).
  */
 int	patatt_verify(struct patatt *, struct patatt_check *,
 	    const struct patatt_reading *rd, struct patatt_sig *s,

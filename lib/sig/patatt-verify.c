@@ -26,12 +26,11 @@ static int	 decode_sig(struct patatt *, struct patatt_check *);
 static int	 has_name(const char *, size_t, const char *);
 static int	 same_digest(const struct sbuf *,
 		    const unsigned char [DIGEST_LEN]);
-static int	 gnupg_lacks(struct patatt *, struct pgp_sig *);
-static int	 verify_gnupg(struct patatt *, struct patatt_check *,
+static int	 run_openpgp(struct patatt *, struct patatt_check *,
+		    struct pa_err *);
+static int	 verify_openpgp(struct patatt *, struct patatt_check *,
 		    const unsigned char [DIGEST_LEN], struct patatt_sig *,
 		    struct pa_err *);
-static int	 verify_keyfile(struct patatt *, struct patatt_check *,
-		    const unsigned char [DIGEST_LEN], struct patatt_sig *);
 static int	 tags_refused(const struct patatt_tags *,
 		    const struct patatt_reading *, struct patatt_sig *);
 static void	 verify_ed25519(struct patatt *, const struct patatt_check *,
@@ -125,102 +124,38 @@ has_name(const char *h, size_t len, const char *word)
 }
 
 /*
- * gnupg_lacks - 1 with ps NOKEY when the signature names its signer by
- * fingerprint and the GnuPG home has no such key (its cached listing
- * says so: no gpg runs), else 0; PA_ENOMEM
+ * run_openpgp - librnp's verdict on b= (once per signature) with the keys
+ * of the identity's keyring file, else with those of the GnuPG home (its
+ * export, made once per change of the keyring: no gpg runs here)
  */
 static int
-gnupg_lacks(struct patatt *pt, struct pgp_sig *ps)
+run_openpgp(struct patatt *pt, struct patatt_check *c, struct pa_err *err)
 {
-	struct openpgp_sig os;
-	struct pgp_key key;
-	struct pa_err kerr;
-	size_t n;
+	struct openpgp_keys *keys;
 	int rc;
 
-	if ((rc = openpgp_verify(pt->nokeys, pt->sig.buf, pt->sig.len,
-	    &pt->plain, &os)) != 0)
+	if (c->from == PATATT_KEY_RING) {
+		pthread_mutex_lock(&c->key->use);
+		rc = openpgp_verify(c->key->pgp, pt->sig.buf, pt->sig.len,
+		    &pt->plain, &c->osig);
+		pthread_mutex_unlock(&c->key->use);
 		return rc;
-	n = strlen(os.fpr);
-	if (os.status != OPENPGP_NOKEY || (n != 40 && n != 64) ||
-	    pgp_key(pt->pgp, os.fpr, pt->now, &key, &kerr) != 0 ||
-	    key.state != PGP_KEY_MISSING)
-		return 0;
-	memset(ps, 0, sizeof(*ps));
-	ps->status = PGP_SIG_NOKEY;
-	ps->when = os.when;
-	snprintf(ps->fpr, sizeof(ps->fpr), "%s", os.fpr);
-	return 1;
+	}
+	if ((rc = pgp_keystore(pt->pgp, &keys, err)) != 0)
+		return rc;
+	return openpgp_verify(keys, pt->sig.buf, pt->sig.len, &pt->plain,
+	    &c->osig);
 }
 
 /*
- * verify_gnupg - the verdict of the GnuPG home's keys (once per
- * signature) against D, for an identity without a keyring file
+ * verify_openpgp - the verdict of librnp's result against D, the key's
+ * validity judged at pt->now (a key of the GnuPG home is judged again by
+ * the trust model, in decide-patatt.c)
  */
 static int
-verify_gnupg(struct patatt *pt, struct patatt_check *c,
+verify_openpgp(struct patatt *pt, struct patatt_check *c,
     const unsigned char d[DIGEST_LEN], struct patatt_sig *s,
     struct pa_err *err)
-{
-	struct pgp_sig *ps = &c->psig;
-	int rc;
-
-	if (!c->pgp_done && (rc = gnupg_lacks(pt, ps)) != 0) {
-		if (rc < 0)
-			return rc;
-		c->pgp_done = 1;
-	}
-	if (!c->pgp_done) {
-		rc = pgp_verify_opaque(pt->pgp, pt->sig.buf, pt->sig.len, ps,
-		    &pt->plain, err);
-		if (rc == PA_ETOOBIG) {
-			ps->status = PGP_SIG_ERROR;
-			snprintf(ps->detail, sizeof(ps->detail), "too big");
-		} else if (rc != 0)
-			return rc;
-		c->pgp_done = 1;
-	}
-	patatt_copy(s->key, sizeof(s->key), ps->fpr, strlen(ps->fpr));
-	s->signed_at = ps->when;
-	switch (ps->status) {
-	case PGP_SIG_NOKEY:
-		patatt_set(s, PATATT_NOKEY, "%s/%s: no OpenPGP key %s in any "
-		    "keyring folder or the GnuPG home", s->identity,
-		    s->selector, ps->fpr);
-		return 0;
-	case PGP_SIG_BAD:
-		patatt_set(s, PATATT_BADSIG, "bad OpenPGP signature by %s",
-		    ps->fpr);
-		return 0;
-	case PGP_SIG_ERROR:
-		patatt_set(s, PATATT_BADSIG, "unusable OpenPGP signature: %s",
-		    ps->detail);
-		return 0;
-	case PGP_SIG_GOOD:
-		break;
-	}
-	if (!same_digest(&pt->plain, d))
-		patatt_set(s, PATATT_BADSIG,
-		    "the signed digest is not the message's: "
-		    "a signed header was changed");
-	else if (ps->key_expired || ps->key_revoked)
-		patatt_set(s, PATATT_KEY_EXPIRED,
-		    "good signature by %s, a key %s "
-		    "since (EXP/REVKEYSIG)",
-		    ps->fpr, ps->key_revoked ? "revoked" : "expired");
-	else
-		patatt_set(s, PATATT_VALID, "%s", "");
-	return 0;
-}
-
-/*
- * verify_keyfile - librnp's verdict with the keys of the identity's
- * keyring file (once per signature) against D, the key's validity judged
- * at pt->now
- */
-static int
-verify_keyfile(struct patatt *pt, struct patatt_check *c,
-    const unsigned char d[DIGEST_LEN], struct patatt_sig *s)
 {
 	struct openpgp_sig *os = &c->osig;
 	char till[16];
@@ -228,11 +163,7 @@ verify_keyfile(struct patatt *pt, struct patatt_check *c,
 	int rc;
 
 	if (!c->pgp_done) {
-		pthread_mutex_lock(&c->key->use);
-		rc = openpgp_verify(c->key->pgp, pt->sig.buf, pt->sig.len,
-		    &pt->plain, os);
-		pthread_mutex_unlock(&c->key->use);
-		if (rc != 0)
+		if ((rc = run_openpgp(pt, c, err)) != 0)
 			return rc;
 		c->pgp_done = 1;
 	}
@@ -245,9 +176,15 @@ verify_keyfile(struct patatt *pt, struct patatt_check *c,
 		strftime(till, sizeof(till), " on %Y-%m-%d", &tm);
 	switch (os->status) {
 	case OPENPGP_NOKEY:
-		patatt_set(s, PATATT_NOKEY, "signed by %s, which is not a key "
-		    "of %s", os->fpr[0] ? os->fpr : "an unnamed key",
-		    c->key->rel);
+		if (c->from == PATATT_KEY_RING)
+			patatt_set(s, PATATT_NOKEY, "signed by %s, which is "
+			    "not a key of %s", os->fpr[0] ? os->fpr :
+			    "an unnamed key", c->key->rel);
+		else
+			patatt_set(s, PATATT_NOKEY, "%s/%s: no OpenPGP key %s "
+			    "in any keyring folder or the GnuPG home",
+			    s->identity, s->selector, os->fpr[0] ? os->fpr :
+			    "(unnamed)");
 		return 0;
 	case OPENPGP_BAD:
 		patatt_set(s, PATATT_BADSIG, "bad OpenPGP signature by %s",
@@ -431,9 +368,7 @@ patatt_verify(struct patatt *pt, struct patatt_check *c,
 	case PATATT_OPENSSH:
 		return verify_openssh(pt, c, d, s);
 	case PATATT_OPENPGP:
-		if (c->from == PATATT_KEY_RING)
-			return verify_keyfile(pt, c, d, s);
-		return verify_gnupg(pt, c, d, s, err);
+		return verify_openpgp(pt, c, d, s, err);
 	default:
 		patatt_set(s, PATATT_ERROR, "unknown algorithm");
 		return 0;

@@ -18,7 +18,13 @@
  *    b= not Base64, a key file that is no key) the signature is ERROR;
  *  - an OpenPGP keyring file is read by librnp in this process (patatt
  *    imports it into a throw-away GnuPG home: the same keys, and only
- *    they, can sign for the identity).
+ *    they, can sign for the identity), and so are the GnuPG home's keys;
+ *  - an OpenPGP b= that is not the one shape gpg --sign makes (one-pass
+ *    signature, literal data, signature, at most once compressed), or
+ *    that is over 4 KiB sent or uncompressed, is BADSIG unread (gpg
+ *    skips unknown packets and inflates anything);
+ *  - a mail with more than PATATT_MAX_SIGS signatures has none verified:
+ *    each is ERROR.
  */
 #include "config.h"
 
@@ -36,6 +42,12 @@
 #define SIG_MAX		(PATATT_VALUE_MAX / 4 * 3)	/* decoded b= */
 #define PLAIN_MAX	1024		/* OpenPGP signed content read */
 #define KEYS_MAX	16		/* X-Developer-Key fields read */
+#define STRING(x)	STRING_(x)
+#define STRING_(x)	#x
+
+/* Real mail has one or two; a flood is not worth verifying in part. */
+static const char over_budget[] = "over " STRING(PATATT_MAX_SIGS)
+    " X-Developer-Signature fields: none is verified";
 
 /*
  * The readings of the body tried in turn (patatt.md 2.3): as git >= 2.33
@@ -122,11 +134,6 @@ patatt_new(struct patatt **out, struct patatt_keyring *keys,
 	pt->gnupg_default = gnupg_home == NULL;
 	if ((rc = pgp_new(&pt->pgp, gnupg_home, TRUST_GPG, err)) != 0)
 		goto fail;
-	if (openpgp_keys_empty(&pt->nokeys) != 0) {
-		pa_err_set(err, "out of memory");
-		rc = PA_ENOMEM;
-		goto fail;
-	}
 	*out = pt;
 	return 0;
 fail:
@@ -142,7 +149,6 @@ patatt_free(struct patatt *pt)
 	if (pt == NULL)
 		return;
 	pgp_free(pt->pgp);
-	openpgp_keys_free(pt->nokeys);
 	mailinfo_release(&pt->mi);
 	patatt_msg_release(&pt->msg);
 	for (i = 0; i < NREADINGS; i++)
@@ -335,6 +341,7 @@ verdict(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s,
     struct pa_err *err)
 {
 	struct patatt_sig first;
+	char why[sizeof(s->detail)];
 	size_t i;
 	int rc;
 
@@ -367,10 +374,12 @@ verdict(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s,
 		patatt_set(s, PATATT_OFFERED,
 		    "verifies only with the key of X-Developer-Key");
 		snprintf(s->keysrc, sizeof(s->keysrc), "X-Developer-Key");
-	} else
+	} else {
+		memcpy(why, s->detail, sizeof(why));
 		patatt_set(s, PATATT_NOKEY, "%s/%s: no matching %s key found; "
 		    "with the offered key: %.150s", s->identity, s->selector,
-		    c->word, s->detail);
+		    c->word, why);
+	}
 	return 0;
 }
 
@@ -500,8 +509,10 @@ patatt_check(struct patatt *pt, const struct mailmsg *m, time_t now,
 		pt->used = u;
 		pt->aused = pt->msg.n;
 	}
-	/* patatt fails the whole message for these */
+	/* patatt fails the whole message for these; we, past the budget */
 	pt->bad_msg = pt->msg.invalid;
+	if (r->total > PATATT_MAX_SIGS)
+		pt->bad_msg = over_budget;
 	for (i = 0; pt->bad_msg == NULL && i < pt->msg.n; i++)
 		if (pt->msg.f[i].colon == pt->msg.f[i].len)
 			pt->bad_msg = "Error parsing headers (a header line "

@@ -21,8 +21,10 @@
  * signature whose identity has no file in any folder is checked with the
  * keys of a GnuPG home, as patatt falls back to the default keyring: the
  * one configured, else GnuPG's default when it can be used (without one
- * the signature is NOKEY, as patatt says).  A keyring that cannot be
- * read is KEYFAULT, never taken for a missing key.  A
+ * the signature is NOKEY, as patatt says), checked by librnp too, with
+ * the home's keys exported once per change of its keyring, so no gpg
+ * runs per message.  A keyring that cannot be read is KEYFAULT, never
+ * taken for a missing key.  A
  * key offered only by the message's own X-Developer-Key proves nothing:
  * when the keyrings have no key, an ed25519 or OpenSSH signature is
  * checked with the offered key and, if it verifies, reported as
@@ -39,11 +41,15 @@
  * Lifecycle: patatt_keyring_new() once; patatt_new() per thread (it owns
  * a GnuPG context and the mailinfo work buffers), patatt_check() any
  * number of times, patatt_free(); patatt_keyring_free() after the last
- * verifier.  Errors about the environment (memory, GnuPG not
- * running) are return codes; everything about the message is in the
- * results.  Work is bounded: header fields, the signatures judged, the
- * X-Developer-Key fields read, tag values, h= names, b= and key files
- * all have caps (patatt-int.h); a message over a cap is ERROR.
+ * verifier.  Errors about the environment (memory, a GnuPG home that
+ * cannot be read) are return codes; everything about the message is in
+ * the results.  Work is bounded: header fields, the signatures judged,
+ * the X-Developer-Key fields read, tag values, h= names, b= and key files
+ * all have caps (patatt-int.h); a message over a cap is ERROR.  A mail
+ * with more than PATATT_MAX_SIGS signatures has none verified (each is
+ * ERROR, saying so).  An OpenPGP b= is read by a bounded packet reader
+ * (openpgp-msg.h: at most 4 KiB, sent or uncompressed, in the one shape
+ * gpg --sign makes) before librnp sees it; anything else is BADSIG.
  */
 #ifndef PA_PATATT_H
 #define PA_PATATT_H
@@ -55,7 +61,8 @@
 #include "patchattest.h"
 #include "pgp.h"
 
-#define PATATT_MAX_SIGS		8	/* signatures judged per message */
+#define PATATT_MAX_SIGS		8	/* signatures verified per message;
+					   more, and none is */
 #define PATATT_IDENTITY_MAX	256
 #define PATATT_DETAIL_MAX	256
 
@@ -125,8 +132,8 @@ struct patatt_sig {
 };
 
 struct patatt_report {
-	size_t			 n;		/* signatures judged: those of
-						   the first PATATT_MAX_SIGS
+	size_t			 n;		/* signatures reported: those
+						   of the first PATATT_MAX_SIGS
 						   headers */
 	size_t			 total;		/* X-Developer-Signature headers
 						   (n < total: some unjudged) */
@@ -189,8 +196,8 @@ void		 patatt_free(struct patatt *);
  * patatt_check - every X-Developer-Signature of a complete message (after
  * mailmsg_eom or mailmsg_parse), in header order, into r (r->n == 0: no
  * signature); key expiry is judged at now.  Returns 0, or PA_ENOMEM /
- * PA_ERROR (GnuPG could not run: err says why) when nothing could be
- * judged.
+ * PA_ERROR (the GnuPG home cannot be read: err says why) when nothing
+ * could be judged.
  */
 int	patatt_check(struct patatt *, const struct mailmsg *, time_t now,
 	    struct patatt_report *r, struct pa_err *err);

@@ -14,6 +14,7 @@
 
 #include <gpgme.h>
 
+#include "openpgp.h"
 #include "pgp.h"
 
 #define PGP_NSTAMPS	6	/* files whose change outdates a listing */
@@ -44,6 +45,9 @@ struct pgp {
 	size_t			 nkeys, akeys;
 	struct pgp_ix		*ix;
 	size_t			 nix;
+	struct openpgp_keys	*store;		/* the listing's public keys
+						   for librnp, made when
+						   first asked; or NULL */
 };
 
 /* A trust model: how the keyring is listed, and what makes a key trusted. */

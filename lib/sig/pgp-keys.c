@@ -51,6 +51,8 @@ static int	 name_addr(char *, const char *, const char *);
 static void	 key_uids(gpgme_key_t, struct pgp_key *);
 static int	 copy_text(char *, size_t, const char *);
 static void	 stamps_take(const struct pgp *, struct pgp_stamp *);
+static int	 listing_fresh(struct pgp *, struct pa_err *);
+static int	 export_keys(struct pgp *, struct pa_err *);
 
 /*
  * The trust models.  In each, a key is first judged on its own: revoked
@@ -182,6 +184,8 @@ pgp_cache_clear(struct pgp *p)
 
 	for (i = 0; i < p->nkeys; i++)
 		gpgme_key_unref(p->keys[i]);
+	openpgp_keys_free(p->store);
+	p->store = NULL;
 	p->nkeys = 0;
 	p->nix = 0;
 	p->listed = 0;
@@ -432,11 +436,71 @@ key_uids(gpgme_key_t k, struct pgp_key *out)
 	}
 }
 
+/* listing_fresh - the listing made again if the keyring changed */
+static int
+listing_fresh(struct pgp *p, struct pa_err *err)
+{
+	struct pgp_stamp cur[PGP_NSTAMPS];
+	int rc;
+
+	if ((rc = pgp_home_check(p, err)) != 0)
+		return rc;
+	stamps_take(p, cur);
+	if (p->listed && stamps_same(cur, p->stamp))
+		return 0;
+	return cache_list(p, err);
+}
+
+/*
+ * export_keys - every public key of the home, as gpg exports it, into
+ * p->store.  Keys librnp cannot use are left out (their signatures are
+ * then NOKEY), as openpgp_keys_load() does with a key file.
+ */
+static int
+export_keys(struct pgp *p, struct pa_err *err)
+{
+	gpgme_data_t data = NULL;
+	gpgme_error_t e;
+	char *mem;
+	size_t n = 0;
+	int rc;
+
+	if ((e = gpgme_data_new(&data)) == 0)
+		e = gpgme_op_export(p->lctx, NULL, 0, data);
+	mem = data ? gpgme_data_release_and_get_mem(data, &n) : NULL;
+	if (e != 0) {
+		gpgme_free(mem);
+		pa_err_set(err, "cannot export the keys of GnuPG home %s: %s",
+		    p->home, gpgme_strerror(e));
+		return gpg_err_code(e) == GPG_ERR_ENOMEM ? PA_ENOMEM : PA_ERROR;
+	}
+	rc = n > 0 ? openpgp_keys_load(&p->store, mem, n, err) : PA_EBADDOC;
+	gpgme_free(mem);
+	if (rc == PA_EBADDOC)
+		rc = openpgp_keys_empty(&p->store);
+	if (rc == PA_ENOMEM)
+		pa_err_set(err, "out of memory reading GnuPG home %s",
+		    p->home);
+	return rc;
+}
+
+int
+pgp_keystore(struct pgp *p, struct openpgp_keys **out, struct pa_err *err)
+{
+	int rc;
+
+	*out = NULL;
+	if ((rc = listing_fresh(p, err)) != 0 ||
+	    (p->store == NULL && (rc = export_keys(p, err)) != 0))
+		return rc;
+	*out = p->store;
+	return 0;
+}
+
 int
 pgp_key(struct pgp *p, const char *fpr, time_t now, struct pgp_key *out,
     struct pa_err *err)
 {
-	struct pgp_stamp cur[PGP_NSTAMPS];
 	const struct pgp_model *pm;
 	struct pgp_ix want, *hit = NULL;
 	gpgme_key_t k;
@@ -447,11 +511,7 @@ pgp_key(struct pgp *p, const char *fpr, time_t now, struct pgp_key *out,
 
 	memset(out, 0, sizeof(*out));
 	out->state = PGP_KEY_MISSING;
-	if ((rc = pgp_home_check(p, err)) != 0)
-		return rc;
-	stamps_take(p, cur);
-	if ((!p->listed || !stamps_same(cur, p->stamp)) &&
-	    (rc = cache_list(p, err)) != 0)
+	if ((rc = listing_fresh(p, err)) != 0)
 		return rc;
 	if (fpr == NULL || !norm_id(id, sizeof(id), fpr) || p->nix == 0)
 		return 0;

@@ -86,7 +86,6 @@ static const gpgme_err_code_t pgp_pass_errors[] = {
 static int	 in_codes(gpgme_err_code_t, const gpgme_err_code_t *, size_t);
 static int	 sig_result(struct pgp *, gpgme_error_t, struct pgp_sig *,
 		    struct pa_err *);
-static ssize_t	 capped_write(void *, const void *, size_t);
 static gpgme_ctx_t ctx_new(const char *, const char *, gpgme_keylist_mode_t,
 		    struct pa_err *);
 static int	 comments_fit(const char *const *, struct pa_err *);
@@ -346,71 +345,6 @@ out:
 		gpgme_free(mem);
 	gpgme_data_release(in);
 	gpgme_data_release(out);
-	return rc;
-}
-
-/* The signed content of an opaque message, up to the buffer's cap. */
-struct capped {
-	struct sbuf	*sb;
-	int		 over;
-};
-
-static ssize_t
-capped_write(void *handle, const void *buf, size_t size)
-{
-	struct capped *c = handle;
-
-	if (sbuf_add(c->sb, buf, size) != 0) {
-		c->over = 1;
-		errno = ENOSPC;
-		return -1;
-	}
-	return (ssize_t)size;
-}
-
-int
-pgp_verify_opaque(struct pgp *p, const void *msg, size_t len,
-    struct pgp_sig *sig, struct sbuf *plaintext, struct pa_err *err)
-{
-	static struct gpgme_data_cbs cbs = { NULL, capped_write, NULL, NULL };
-	struct capped cap = { plaintext, 0 };
-	gpgme_data_t in = NULL, out = NULL;
-	gpgme_error_t e;
-	int rc;
-
-	memset(sig, 0, sizeof(*sig));
-	sig->status = PGP_SIG_ERROR;
-	sbuf_reset(plaintext);
-	if ((rc = pgp_home_check(p, err)) != 0)
-		return rc;
-	if (len > PGP_DOC_MAX) {
-		pa_err_set(err, "signed message of %zu bytes is over the limit "
-		    "of %u", len, PGP_DOC_MAX);
-		return PA_ETOOBIG;
-	}
-	if ((e = gpgme_data_new_from_mem(&in, msg, len, 0)) != 0 ||
-	    (e = gpgme_data_new_from_cbs(&out, &cbs, &cap)) != 0) {
-		pa_err_set(err, "GPGME: %s", gpgme_strerror(e));
-		gpgme_data_release(in);
-		return PA_ENOMEM;
-	}
-	e = gpgme_op_verify(p->ctx, in, NULL, out);
-	gpgme_data_release(in);
-	gpgme_data_release(out);
-	if (plaintext->failed == PA_ENOMEM) {
-		pa_err_set(err, "out of memory");
-		return PA_ENOMEM;
-	}
-	if (cap.over) {
-		/* A compressed packet that inflates past the cap */
-		memset(sig, 0, sizeof(*sig));
-		sig->status = PGP_SIG_ERROR;
-		snprintf(sig->detail, sizeof(sig->detail), "the signed content "
-		    "is over %zu bytes", plaintext->max);
-		sbuf_reset(plaintext);
-		return 0;
-	}
-	rc = sig_result(p, e, sig, err);
 	return rc;
 }
 

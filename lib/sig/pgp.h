@@ -93,18 +93,6 @@ int	pgp_verify(struct pgp *, const char *doc, size_t len,
 	    struct pgp_sig *sig, struct sbuf *plaintext, struct pa_err *);
 
 /*
- * pgp_verify_opaque - check one binary OpenPGP signed message (what
- * "gpg --sign" writes: one-pass signature, literal data, usually
- * compressed), as pgp_verify() does; the signed content replaces the
- * contents of plaintext, byte for byte.  Content over plaintext's cap is
- * not read further: sig is then PGP_SIG_ERROR and plaintext empty.
- * Returns 0, PA_ETOOBIG for a message over 16 MiB, PA_ENOMEM, PA_ERROR
- * when GnuPG could not run.
- */
-int	pgp_verify_opaque(struct pgp *, const void *msg, size_t len,
-	    struct pgp_sig *sig, struct sbuf *plaintext, struct pa_err *);
-
-/*
  * pgp_import - add the OpenPGP keys in keys (armored or binary) to the
  * home; *nkeys gets how many were imported or already there.  Returns 0,
  * or PA_ERROR when none was (err says why), PA_ETOOBIG, PA_ENOMEM.
@@ -137,6 +125,19 @@ int	pgp_clearsign(struct pgp *, const char *key, const char *text,
  * PA_ENOMEM when the keyring cannot be listed.
  */
 int	pgp_key(struct pgp *, const char *fpr, time_t now, struct pgp_key *,
+	    struct pa_err *);
+
+struct openpgp_keys;
+
+/*
+ * pgp_keystore - the public keys of the home, for openpgp_verify(), as of
+ * the listing pgp_key() answers from: exported by gpg once per listing,
+ * so no gpg runs while the keyring files are unchanged.  *out belongs to
+ * p and lasts until the next pgp_key() or pgp_keystore().  Returns 0, or
+ * PA_ERROR / PA_ENOMEM when the keyring cannot be listed or exported (err
+ * says why).
+ */
+int	pgp_keystore(struct pgp *, struct openpgp_keys **out,
 	    struct pa_err *);
 
 #endif

@@ -2,8 +2,8 @@
 /*
  * fuzz-patatt - libFuzzer target: any bytes as a mail whose
  * X-Developer-Signature headers are judged.  FUZZ_KEYRING names a patatt
- * keyring (say, the corpus's), FUZZ_GNUPGHOME a GnuPG home; OpenPGP
- * signatures run gpg, so they are slow but judged all the same.
+ * keyring (say, the corpus's), FUZZ_GNUPGHOME a GnuPG home, whose keys
+ * are listed and exported once (no gpg runs per input).
  */
 #include "config.h"
 

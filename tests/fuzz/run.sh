@@ -6,12 +6,13 @@
 #
 # usage: tests/fuzz/run.sh [SECONDS [TARGET...]]
 #
-# TARGET is msghash, mailpush, attdoc, patatt, keyfile, config, pins,
-# callbacks or torture (default: all).  msghash and mailpush feed mail to
-# the hashing, attdoc documents to their parser, patatt signed mail to the
-# verifier, keyfile patatt keyring files (ed25519, OpenPGP, OpenSSH) to
-# their parsers, config configuration files to the parser, pins records to
-# the first-use pins, callbacks sequences of
+# TARGET is msghash, mailpush, attdoc, patatt, openpgp, keyfile, config,
+# pins, callbacks or torture (default: all).  msghash and mailpush feed
+# mail to the hashing, attdoc documents to their parser, patatt signed mail
+# to the verifier, openpgp OpenPGP signed messages (patatt's b=) to the
+# packet reader and librnp, keyfile patatt keyring files (ed25519,
+# OpenPGP, OpenSSH) to their parsers, config configuration files to the
+# parser, pins records to the first-use pins, callbacks sequences of
 # libmilter callbacks to the milter (fakemilter.c stands in for
 # libmilter); torture makes every allocation of the seed series' way
 # through the milter fail in turn (no sanitizer: it replaces malloc).
@@ -28,7 +29,7 @@ set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-300}
 [ $# -gt 0 ] && shift
-targets=${*:-msghash mailpush attdoc patatt keyfile config pins callbacks torture}
+targets=${*:-msghash mailpush attdoc patatt openpgp keyfile config pins callbacks torture}
 corpus=${PATCHATTEST_CORPUS:-$src/../shared/corpus}
 build=${FUZZ_BUILD:-$(mktemp -d "${TMPDIR:-/tmp}/patchattest-fuzz.XXXXXX")}
 flags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
@@ -45,7 +46,7 @@ fi
 make -j"$(nproc)" lib/libpatchattest.a >make.log 2>&1 ||
     { echo "run.sh: build failed, see $build/make.log" >&2; exit 2; }
 libs="lib/libpatchattest.a $(pkg-config --libs libcrypto gpgme yaml-0.1 lmdb \
-    libgit2 libsodium librnp) -lpthread"
+    libgit2 libsodium librnp zlib) -lbz2 -lpthread"
 milter="$src/milter/callbacks.c $src/milter/state.c $src/milter/worker.c \
     $src/milter/log.c $src/tests/fuzz/fakemilter.c"
 includes="-I. -I$src/lib -I$src/lib/base -I$src/lib/mail -I$src/lib/sig \
@@ -71,6 +72,18 @@ seeds()
 		    awk -F '\t' 'NR > 1 { print $1 }' \
 		    "$corpus/linux-leds/patatt-expected.tsv" |
 		    (cd "$corpus/linux-leds" && xargs -r cp -t "$dest")
+		;;
+	openpgp)
+		# what gpg --sign makes with each compression, by a key made
+		# here (FUZZ_PGPKEY), and the bombs of the same
+		printf 'a digest of 32 bytes, say......\n' >text
+		head -c 4194304 /dev/zero >zeros
+		for z in none zip zlib bzip2; do
+			gpg --homedir gnupg --batch --yes --compress-algo $z \
+			    -o "$dest/$z" -s text
+			gpg --homedir gnupg --batch --yes --compress-algo $z \
+			    -o "$dest/bomb-$z" -s zeros
+		done 2>/dev/null
 		;;
 	keyfile)
 		# a key of each kind made here, behind its kind's byte
@@ -136,6 +149,11 @@ EOF
 }
 
 mkdir -p gnupg && chmod 700 gnupg
+gpg --homedir gnupg --batch --list-keys fuzz@example.org >/dev/null 2>&1 ||
+    gpg --homedir gnupg --batch --passphrase '' --quick-gen-key \
+    'Fuzz <fuzz@example.org>' ed25519 sign never >/dev/null 2>&1
+gpg --homedir gnupg --batch --export fuzz@example.org >pgpkey 2>/dev/null &&
+    FUZZ_PGPKEY=$build/pgpkey && export FUZZ_PGPKEY
 [ -d "$corpus/linux-leds/patatt-keys" ] &&
     FUZZ_KEYRING=$corpus/linux-leds/patatt-keys && export FUZZ_KEYRING
 status=0
