@@ -43,8 +43,9 @@ def half(path):
 def main():
     path, nhalf, nheld, ready, out = sys.argv[1:6]
     conns = [("half", half(path)) for _ in range(int(nhalf))]
-    conns += [("held", held(path)) for _ in range(int(nheld))]
+    # from here: the sessions may wait for workers the half ones hold
     start = time.monotonic()
+    conns += [("held", held(path)) for _ in range(int(nheld))]
     open(ready, "w").close()
     closed = {}
     halves = [s for kind, s in conns if kind == "half"]

@@ -22,8 +22,10 @@ end
 run(function()
 	os.execute(string.format("%s %s 20 4 %s %s &", STALL, MSOCK, READY,
 	    OUT))
+	-- libmilter's workers may all be waiting for the rest of the half
+	-- packets first: then the sessions get through once Timeout ends them
 	local t = 0
-	while not there(READY) and t < 100 do
+	while not there(READY) and t < 300 do
 		os.execute("sleep 0.1")
 		t = t + 1
 	end
