@@ -42,10 +42,11 @@ def half(path):
 
 def main():
     path, nhalf, nheld, ready, out = sys.argv[1:6]
-    conns = [("half", half(path)) for _ in range(int(nhalf))]
-    # from here: the sessions may wait for workers the half ones hold
+    # the sessions first: a half packet holds one of libmilter's workers
+    # until Timeout, and a session would wait for a free one
+    conns = [("held", held(path)) for _ in range(int(nheld))]
     start = time.monotonic()
-    conns += [("held", held(path)) for _ in range(int(nheld))]
+    conns += [("half", half(path)) for _ in range(int(nhalf))]
     open(ready, "w").close()
     closed = {}
     halves = [s for kind, s in conns if kind == "half"]
