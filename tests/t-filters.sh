@@ -43,17 +43,6 @@ trap 'exit 1' HUP INT TERM
 # and the script, but may write only its own Maildirs.
 chmod 755 "$T"
 
-
-# setup STATUS WHAT LOG: a preparation step; a failure ends the test
-setup() {
-	if [ "$1" -ne 0 ]; then
-		ok 1 "$2"
-		diag "$3"
-		echo "Bail out! $2 failed"
-		exit 1
-	fi
-}
-
 # --- a key, the seed series attested and indexed -------------------------
 mkdir -m 700 "$T/gnupg"
 GNUPGHOME=$T/gnupg gpg --batch --quiet --passphrase '' --quick-gen-key \

@@ -52,16 +52,6 @@ cleanup() {
 trap cleanup 0
 trap 'exit 1' HUP INT TERM
 
-# setup STATUS WHAT LOG: a preparation step; a failure ends the test
-setup() {
-	if [ "$1" -ne 0 ]; then
-		ok 1 "$2"
-		diag "$3"
-		echo "Bail out! $2 failed"
-		exit 1
-	fi
-}
-
 D=$T/data
 mkdir -p "$D"
 cp "$seeds"/002-*.patch "$D/p1.eml"

@@ -36,6 +36,16 @@ expect() {
 	fi
 }
 
+# setup STATUS WHAT LOG: a preparation step; a failure ends the test
+setup() {
+	if [ "$1" -ne 0 ]; then
+		ok 1 "$2"
+		diag "$3"
+		echo "Bail out! $2 failed"
+		exit 1
+	fi
+}
+
 diag() {
 	[ -s "$1" ] && tail -n "${2:-30}" "$1" | sed 's/^/#   /'
 }
