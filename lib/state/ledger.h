@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ledger - what arrived and who habitually signs: for each patch mail,
+ * cover letter and signed mail the milter judged, one arrival record
+ * (its hashes, when it arrived by our clock, from whom, the verdicts);
+ * for each identity, its signing habit, learnt from those records.
+ *
+ * Writes never hold up mail: ledger_record() queues the record and
+ * returns; a writer thread commits what has queued in one transaction
+ * (a burst of mail is one sync, not one per message).  A commit that
+ * fails keeps its records queued and is tried again; while the queue is
+ * full, ledger_record() refuses with PA_ERROR saying why (the disk is
+ * full, ...), and the caller treats the message as one it cannot judge.
+ * The reads see what has been committed.
+ *
+ * The second copy of a Message-ID never replaces the first: each copy is
+ * kept, numbered in arrival order (struct arrival's copy).
+ *
+ * Lifecycle: ledger_open() once per process (the handle is shared by
+ * every thread), ledger_close() after the last use: it commits what is
+ * queued.  Functions return 0, a named outcome (PA_ENOTFOUND), or
+ * PA_ERROR / PA_ENOMEM with err saying why.  The interface names no
+ * storage type: the store may be another one than LMDB.
+ */
+#ifndef PA_LEDGER_H
+#define PA_LEDGER_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "patchattest.h"
+#include "base.h"
+
+#define ARRIVAL_MSGID_MAX	512	/* Message-ID without <>, NUL included;
+					   a longer one is kept by its first
+					   bytes and found by its hash */
+#define ARRIVAL_TEXT_MAX	256	/* author, subject, sender, list, key */
+#define ARRIVAL_TRAILERS_MAX	2048	/* the commit message's trailers */
+#define ARRIVAL_HEX_MAX		65	/* a SHA-256 in hex, NUL included */
+
+/* Each scheme's verdict as the header spells it ("pass", "none", ...). */
+#define ARRIVAL_VERDICT_MAX	24
+
+struct arrival {
+	char	 message_id[ARRIVAL_MSGID_MAX];
+	unsigned copy;			/* 1: the first copy of message_id */
+	time_t	 arrived;		/* the milter's clock */
+	char	 envelope_from[ARRIVAL_TEXT_MAX];
+	char	 author[ARRIVAL_TEXT_MAX];	/* "Name <addr>": From, or
+						   X-Original-From */
+	char	 identity[ARRIVAL_TEXT_MAX];	/* canonical, as signer memory
+						   keys it; "" none */
+	char	 subject[ARRIVAL_TEXT_MAX];
+	char	 list_id[ARRIVAL_TEXT_MAX];	/* "" none */
+	/* The patch, when the mail carries one (has_patch). */
+	int	 has_patch;
+	char	 i[ARRIVAL_HEX_MAX], m[ARRIVAL_HEX_MAX], p[ARRIVAL_HEX_MAX];
+	char	 m_core[ARRIVAL_HEX_MAX];	/* m without the trailers */
+	char	 patch_id[41];		/* git patch-id --stable, hex */
+	char	 trailers[ARRIVAL_TRAILERS_MAX];	/* one per line */
+	/* The verdicts: the header's result, each scheme's own. */
+	char	 result[ARRIVAL_VERDICT_MAX];
+	char	 v01[ARRIVAL_VERDICT_MAX];
+	char	 patatt[ARRIVAL_VERDICT_MAX];	/* "" no signature */
+	char	 key[ARRIVAL_TEXT_MAX];		/* the signing key, or "" */
+	int	 signed_trusted;		/* key is trusted and the
+						   signature good: counts for
+						   the signer's habit */
+	char	 dkim[ARRIVAL_TEXT_MAX];	/* the author's domain that a
+						   trusted verifier's DKIM pass
+						   vouches for, or "" */
+};
+
+/*
+ * An identity's signing habit over its most recent patch mails (at most
+ * HABIT_WINDOW of them): how many were signed with a trusted key, and the
+ * key of the latest such signature.
+ */
+#define HABIT_WINDOW		32
+
+struct habit {
+	char	 identity[ARRIVAL_TEXT_MAX];
+	char	 key[ARRIVAL_TEXT_MAX];	/* the latest trusted key */
+	unsigned recent;		/* patch mails in the window */
+	unsigned recent_signed;		/* ... signed with a trusted key */
+	unsigned run;			/* the latest ones, in a row, signed
+					   with key */
+	time_t	 first_signed, last_signed;
+};
+
+struct ledger;
+
+/*
+ * ledger_open - the store at path into *out.  create: made when it is not
+ * there (else PA_ENOTFOUND); writable: for ledger_record() (starts the
+ * writer thread).  retention_days: records older than that are removed
+ * as new ones are written (0: kept).  A file that is there but empty or
+ * not a ledger is damage (PA_ERROR), never a fresh start.
+ */
+int	ledger_open(struct ledger **out, const char *path, int create,
+	    int writable, unsigned retention_days, struct pa_err *);
+/* ledger_close - commit what is queued, stop the writer, close */
+void	ledger_close(struct ledger *);
+/*
+ * ledger_check - whether the file at path is a ledger that opens, without
+ * making a lock file (a check run as another user): 0, PA_ENOTFOUND, or
+ * PA_ERROR
+ */
+int	ledger_check(const char *path, struct pa_err *);
+
+/*
+ * ledger_record - queue a's record (copy is set by the store) and the
+ * update of its identity's habit: 0, or PA_ERROR when the queue is full
+ * because writes fail (err says why)
+ */
+int	ledger_record(struct ledger *, const struct arrival *a,
+	    struct pa_err *);
+/* ledger_sync - wait until what was queued before the call is committed */
+int	ledger_sync(struct ledger *, struct pa_err *);
+
+/*
+ * ledger_by_message_id - fn on each copy of message_id, in arrival order,
+ * until fn returns non-zero (which it returns): 0, PA_ENOTFOUND
+ */
+int	ledger_by_message_id(struct ledger *, const char *message_id,
+	    int (*fn)(void *, const struct arrival *), void *arg,
+	    struct pa_err *);
+/* ledger_by_patch_id - the same for every record of a patch-id (hex) */
+int	ledger_by_patch_id(struct ledger *, const char *patch_id,
+	    int (*fn)(void *, const struct arrival *), void *arg,
+	    struct pa_err *);
+/*
+ * ledger_each - fn on every record arrived in [since, until), in arrival
+ * order, until fn returns non-zero (which it returns)
+ */
+int	ledger_each(struct ledger *, time_t since, time_t until,
+	    int (*fn)(void *, const struct arrival *), void *arg,
+	    struct pa_err *);
+
+/* ledger_habit - identity's habit into *out: 0, PA_ENOTFOUND */
+int	ledger_habit(struct ledger *, const char *identity, struct habit *out,
+	    struct pa_err *);
+
+#endif
