@@ -75,6 +75,9 @@ static const struct field habit_fields[] = {
 
 #define NFIELDS(t)	(sizeof(t) / sizeof((t)[0]))
 
+_Static_assert(NFIELDS(arrival_fields) <= 32 && NFIELDS(habit_fields) <= 32,
+    "decode() marks the fields it has seen in a uint32_t");
+
 _Static_assert(sizeof(unsigned) == 4 && sizeof(uint32_t) == 4,
     "F_UINT fields are 4 bytes");
 
@@ -132,9 +135,8 @@ encode(struct sbuf *sb, const struct field *t, size_t n, const void *obj,
     const void *key, size_t keylen)
 {
 	const unsigned char *base = obj;
-	unsigned char num[8], sum[SUM_LEN], version = CODEC_VERSION;
+	unsigned char num[8], version = CODEC_VERSION;
 	size_t i, start = sb->len;
-	int rc;
 
 	sbuf_add(sb, &version, 1);
 	for (i = 0; i < n; i++) {
@@ -163,6 +165,15 @@ encode(struct sbuf *sb, const struct field *t, size_t n, const void *obj,
 			break;
 		}
 	}
+	return ledger_seal(sb, start, key, keylen);
+}
+
+int
+ledger_seal(struct sbuf *sb, size_t start, const void *key, size_t keylen)
+{
+	unsigned char sum[SUM_LEN];
+	int rc;
+
 	if ((rc = sbuf_failed(sb)) != 0)
 		return rc;
 	if ((rc = checksum(sum, key, keylen, sb->buf + start,
@@ -220,6 +231,7 @@ decode(const struct field *t, size_t n, const unsigned char *p, size_t len,
 {
 	unsigned char sum[SUM_LEN];
 	size_t off, flen, body, i;
+	uint32_t seen = 0;
 
 	if (len < 1 + SUM_FIELD_LEN || p[0] != CODEC_VERSION)
 		return PA_ERROR;
@@ -238,8 +250,12 @@ decode(const struct field *t, size_t n, const unsigned char *p, size_t len,
 			return PA_ERROR;
 		for (i = 0; i < n && t[i].tag != p[off - 3]; i++)
 			;
-		if (i < n && decode_field(&t[i], p + off, flen, obj) != 0)
+		if (i == n)
+			continue;
+		if (seen & (uint32_t)1 << i ||
+		    decode_field(&t[i], p + off, flen, obj) != 0)
 			return PA_ERROR;
+		seen |= (uint32_t)1 << i;
 	}
 	return 0;
 }

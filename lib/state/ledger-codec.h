@@ -7,9 +7,10 @@
  * bytes, big-endian), value; the last field is a checksum: the first 8
  * bytes of SHA-256 over the value's key and every byte before it.  LMDB
  * keeps no checksums, so this tells a damaged value, or one moved under
- * another key, from a real one.  Unknown tags are read past.  Decoding
- * checks every length against the field's cap in ledger.h and refuses a
- * string with a NUL byte or a flag other than 0 or 1.
+ * another key, from a real one.  Unknown tags are read past (a later
+ * version may add fields).  Decoding checks every length against the
+ * field's cap in ledger.h and refuses a field given twice, a string with
+ * a NUL byte or a flag other than 0 or 1.
  *
  * The encoders append to a caller's sbuf (cap LEDGER_VALUE_MAX or more)
  * and return 0 or its error; the decoders return 0, or PA_ERROR when the
@@ -42,5 +43,12 @@ int	ledger_decode_arrival(const void *value, size_t len, const void *key,
 int	ledger_encode_habit(struct sbuf *, const struct habit_state *);
 int	ledger_decode_habit(const void *value, size_t len,
 	    const char *identity, size_t identitylen, struct habit_state *out);
+
+/*
+ * ledger_seal - the checksum field of the value that begins at start in
+ * sb, stored under key, appended (the encoders end with it)
+ */
+int	ledger_seal(struct sbuf *, size_t start, const void *key,
+	    size_t keylen);
 
 #endif

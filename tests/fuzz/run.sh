@@ -7,15 +7,17 @@
 # usage: tests/fuzz/run.sh [SECONDS [TARGET...]]
 #
 # TARGET is msghash, mailpush, attdoc, patatt, openpgp, keyfile, config,
-# pins, callbacks or torture (default: all).  msghash and mailpush feed
-# mail to the hashing, attdoc documents to their parser, patatt signed mail
-# to the verifier, openpgp OpenPGP signed messages (patatt's b=) to the
-# packet reader and librnp, keyfile patatt keyring files (ed25519,
-# OpenPGP, OpenSSH) to their parsers, config configuration files to the
-# parser, pins records to the first-use pins, callbacks sequences of
-# libmilter callbacks to the milter (fakemilter.c stands in for
-# libmilter); torture makes every allocation of the seed series' way
-# through the milter fail in turn (no sanitizer: it replaces malloc).
+# pins, ledger, callbacks or torture (default: all).  msghash and
+# mailpush feed mail to the hashing, attdoc documents to their parser,
+# patatt signed mail to the verifier, openpgp OpenPGP signed messages
+# (patatt's b=) to the packet reader and librnp, keyfile patatt keyring
+# files (ed25519, OpenPGP, OpenSSH) to their parsers, config
+# configuration files to the parser, pins records to the first-use pins,
+# ledger the stored values of arrival records and signing habits to
+# their decoders, callbacks sequences of libmilter callbacks to the
+# milter (fakemilter.c stands in for libmilter); torture makes every
+# allocation of the seed series' way through the milter fail in turn (no
+# sanitizer: it replaces malloc).
 # The library is built with clang in a directory of its own (FUZZ_BUILD,
 # default a new temporary one; an existing one is brought up to date).
 # Seeds: the test fixtures, and the corpus when there is one
@@ -29,7 +31,7 @@ set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-300}
 [ $# -gt 0 ] && shift
-targets=${*:-msghash mailpush attdoc patatt openpgp keyfile config pins callbacks torture}
+targets=${*:-msghash mailpush attdoc patatt openpgp keyfile config pins ledger callbacks torture}
 corpus=${PATCHATTEST_CORPUS:-$src/../shared/corpus}
 build=${FUZZ_BUILD:-$(mktemp -d "${TMPDIR:-/tmp}/patchattest-fuzz.XXXXXX")}
 flags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
@@ -136,6 +138,14 @@ EOF
 		# a pin as the store keeps it, and one too short to be one
 		printf 'dev@example.org\t\0\0\0\0\0\0\0\1KEY\nx@y\tabc\n' \
 		    >"$dest/two"
+		;;
+	ledger)
+		# a record (0) and a habit (1): the version, then fields of
+		# tag, length (2 bytes) and value
+		printf '\000\001\001\000\003a@b\003\000\004\000\000\000\001\012\000\001\001' \
+		    >"$dest/arrival"
+		printf '\001\001\001\000\001K\002\000\004\000\000\000\001\003\000\004\000\000\000\001\007\000\004\000\000\000\001' \
+		    >"$dest/habit"
 		;;
 	attdoc)
 		# the attestation block of the seed series' patch 002
