@@ -53,7 +53,6 @@ static unsigned long	 ndocs = 100000, ntriples = 10, batch = 1000;
 static unsigned long	 nlookups = 1000000;
 static const char	*runtag = "";	/* cold run: "evicted", "cached" */
 
-static uint64_t	 mix(uint64_t);
 static void	 gen_triple(struct att_triple *, uint64_t);
 static void	 attid_of(char *, const struct att_triple *);
 static void	 build(const char *);
@@ -64,16 +63,6 @@ static void	 pass(struct attindex *, const char *, int);
 static void	 lookups(const char *);
 static long	 status_kib(const char *);
 
-/* mix - splitmix64's finaliser: the synthetic data is a function of k */
-static uint64_t
-mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
 /* gen_triple - the random triple number seed */
 static void
 gen_triple(struct att_triple *t, uint64_t seed)
@@ -83,7 +72,7 @@ gen_triple(struct att_triple *t, uint64_t seed)
 	size_t i;
 
 	for (i = 0; i < sizeof(*t); i += 8) {
-		r = mix(seed * 16 + i / 8);
+		r = bench_mix(seed * 16 + i / 8);
 		memcpy(p + i, &r, 8);
 	}
 }
@@ -262,7 +251,7 @@ pass(struct attindex *h, const char *name, int checked)
 	memset(hist, 0, sizeof(hist));
 	t0 = bench_now();
 	for (i = 0; i < nlookups; i++) {
-		r = mix(r);
+		r = bench_mix(r);
 		if (r % 10 != 0) {
 			gen_triple(&t, (r >> 8) % (ndocs * ntriples));
 			known++;

@@ -33,6 +33,15 @@ bench_die(const char *what, const char *why)
 	exit(1);
 }
 
+uint64_t
+bench_mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
 double
 bench_now(void)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * benchutil - what every benchmark program needs: dying with a message,
- * keeping the libraries quiet,
- * a monotonic clock, a bounded number from the command line, latency
+ * keeping the libraries quiet, a monotonic clock, a mixing function for
+ * synthetic data, a bounded number from the command line, latency
  * percentiles, removing a scratch directory, reading and writing files,
  * running a program.
  */
@@ -10,6 +10,7 @@
 #define PA_BENCHUTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "base.h"
@@ -28,6 +29,8 @@ void		 bench_quiet(void);
 void		 bench_die(const char *what, const char *why)
 		    __attribute__((noreturn));
 double		 bench_now(void);
+/* bench_mix - splitmix64's finaliser: synthetic data as a function of k */
+uint64_t	 bench_mix(uint64_t k);
 unsigned long	 bench_getnum(const char *s, unsigned long min,
 		    unsigned long max);
 /*

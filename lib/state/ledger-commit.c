@@ -139,7 +139,12 @@ put_arrival(struct batch *b, const struct arrival *a)
 		return ENOMEM;
 	v.mv_size = b->val.len;
 	v.mv_data = b->val.buf;
-	if ((rc = mdb_put(b->txn, b->l->records, &rk, &v, 0)) != 0)
+	/* records come in time order as a rule: appended, LMDB fills each
+	   page instead of splitting it in half */
+	if ((rc = mdb_put(b->txn, b->l->records, &rk, &v, MDB_APPEND)) ==
+	    MDB_KEYEXIST)
+		rc = mdb_put(b->txn, b->l->records, &rk, &v, 0);
+	if (rc != 0)
 		return rc;
 	index_value(idx, rec.copy, key);
 	if ((rc = mdb_put(b->txn, b->l->msgid, &hk, &iv, 0)) != 0)
