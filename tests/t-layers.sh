@@ -6,6 +6,8 @@
 # project; the programs (cli/, milter/), the benchmarks and man/mkman
 # include only lib/patchattest.h, the layers' public headers and their
 # own.  One TAP line per folder; offending lines as "#" diagnostics.
+# Above lib/state, no file names LMDB: the stores' interfaces hide it,
+# so that a store may be another one.
 
 : "${srcdir:=.}"
 src=$(cd "$srcdir" && pwd) || exit 1
@@ -48,5 +50,11 @@ done
 for folder in lib cli milter bench man; do
 	check_folder "$folder" "$below"
 done
+
+bad=$(cd "$src" && grep -ln 'lmdb\.h\|MDB_\|mdb_' lib/verdict/*.[ch] \
+    lib/*.[ch] cli/*.[ch] milter/*.[ch] 2>/dev/null)
+[ -z "$bad" ]
+ok $? "above lib/state, no file names LMDB"
+[ -z "$bad" ] || echo "$bad" | sed 's/^/#   /'
 
 tap_end
