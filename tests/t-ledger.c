@@ -201,6 +201,10 @@ test_copies(void)
 	fill(&a, 5, 5000);
 	arrival_set_message_id(&a, "nul\0byte@example.org", 20);
 	ledger_record(l, &a, &err);
+	fill(&a, 6, 6000);
+	memset(a.message_id_sha256, 0, sizeof(a.message_id_sha256));
+	snprintf(a.message_id, sizeof(a.message_id), "plain@example.org");
+	ledger_record(l, &a, &err);
 	tap_check_int(ledger_sync(l, &err), 0, "written");
 
 	tap_check_int(ledger_by_message_id(l, "msg1@example.org", collect,
@@ -224,6 +228,10 @@ test_copies(void)
 	tap_check_str(g.a[0].message_id, "nul", "... kept up to the NUL");
 	tap_check_int(ledger_by_message_id(l, "nul", collect, &g, &err),
 	    PA_ENOTFOUND, "... and \"nul\" is another Message-ID");
+	g.n = 0;
+	tap_check_int(ledger_by_message_id(l, "plain@example.org", collect,
+	    &g, &err), 0, "a record whose Message-ID was copied in, unhashed");
+	tap_check(g.n == 1 && g.a[0].arrived == 6000, "... is found by it");
 	ledger_close(l);
 }
 
@@ -509,6 +517,11 @@ test_bad_record(void)
 	    "(number 1) is damaged") != NULL, "... naming it: %s", err.msg);
 	tap_check_int(ledger_by_message_id(l, "msg2@example.org", count, &n,
 	    &err), 0, "... the others read");
+	fill(&a, 1, 0);
+	tap_check_int(ledger_by_patch_id(l, a.patch_id, count, &n, &err),
+	    PA_ERROR, "... by patch-id too, an error");
+	tap_check(strstr(err.msg, "(number 1) is damaged") != NULL,
+	    "... naming it: %s", err.msg);
 	tap_check_int(ledger_each(l, 0, 1800000000, count, &n, &err),
 	    PA_ERROR, "... and a walk over it stops there");
 	ledger_close(l);

@@ -129,7 +129,8 @@ put_arrival(struct batch *b, const struct arrival *a)
 	struct arrival rec = *a;
 	int rc;
 
-	ledger_msgid_hash(a, hash);
+	if (ledger_msgid_hash(a, hash) != 0)
+		return ENOMEM;
 	memcpy(rec.message_id_sha256, hash, sizeof(hash));
 	ledger_time_key(key, a->arrived, b->seq++);
 	if ((rc = next_copy(b, &hk, &rec.copy)) != 0)

@@ -86,8 +86,11 @@ time_t	ledger_key_time(const unsigned char key[LEDGER_KEY_LEN]);
 /* ledger_patch_id - hex into its 20 bytes: 0, or -1 when it is not one */
 int	ledger_patch_id(unsigned char out[LEDGER_PATCHID_LEN],
 	    const char *hex);
-/* ledger_msgid_hash - a's message_id_sha256, or the hash of message_id */
-void	ledger_msgid_hash(const struct arrival *, unsigned char out[32]);
+/*
+ * ledger_msgid_hash - a's message_id_sha256, or the hash of message_id:
+ * 0, or PA_ENOMEM
+ */
+int	ledger_msgid_hash(const struct arrival *, unsigned char out[32]);
 
 /*
  * ledger_commit - n records of the ring (from head) in one transaction,

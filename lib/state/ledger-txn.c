@@ -124,14 +124,13 @@ ledger_patch_id(unsigned char out[LEDGER_PATCHID_LEN], const char *hex)
 	return 0;
 }
 
-void
+int
 ledger_msgid_hash(const struct arrival *a, unsigned char out[32])
 {
 	static const unsigned char zero[32];
 
-	if (memcmp(a->message_id_sha256, zero, sizeof(zero)) != 0)
-		memcpy(out, a->message_id_sha256, 32);
-	else if (digest_sha256(out, a->message_id,
-	    strlen(a->message_id)) != 0)
-		memset(out, 0, 32);
+	if (memcmp(a->message_id_sha256, zero, sizeof(zero)) == 0)
+		return digest_sha256(out, a->message_id, strlen(a->message_id));
+	memcpy(out, a->message_id_sha256, 32);
+	return 0;
 }
