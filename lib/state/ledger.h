@@ -110,7 +110,10 @@ void	arrival_set_message_id(struct arrival *a, const char *id, size_t len);
  */
 int	ledger_open(struct ledger **out, const char *path, int create,
 	    int writable, unsigned retention_days, struct pa_err *);
-/* ledger_close - commit what is queued, stop the writer, close */
+/*
+ * ledger_close - commit what is queued (when writes fail, after one more
+ * try, what is still queued is lost), stop the writer, close
+ */
 void	ledger_close(struct ledger *);
 /*
  * ledger_check - whether the file at path is a ledger that opens, without
@@ -131,7 +134,8 @@ int	ledger_sync(struct ledger *, struct pa_err *);
 
 /*
  * ledger_by_message_id - fn on each copy of message_id, in arrival order,
- * until fn returns non-zero (which it returns): 0, PA_ENOTFOUND
+ * until fn returns non-zero (which it returns): 0, PA_ENOTFOUND.  fn runs
+ * inside the read and must not wait for ledger_sync().
  */
 int	ledger_by_message_id(struct ledger *, const char *message_id,
 	    int (*fn)(void *, const struct arrival *), void *arg,
