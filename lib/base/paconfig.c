@@ -155,6 +155,14 @@ const struct config_key config_keys[] = {
 	    0, NULL, OFF(patatt_tofu_pins),
 	    "File of the keys trusted on first use (made when missing), "
 	    "apart from the index." },
+
+	{ "StateFile", CONFIG_PATH, "/var/lib/patchattest/state.mdb", 0, 0,
+	    NULL, OFF(state_file),
+	    "File of the arrival records and signing habits (made when "
+	    "missing); empty: none kept." },
+	{ "ArrivalRetentionDays", CONFIG_INT, "400", 0, 36500, NULL,
+	    OFF(arrival_retention_days),
+	    "Days an arrival record is kept; 0: for ever." },
 };
 
 #define NKEYS	(sizeof(config_keys) / sizeof(config_keys[0]))

@@ -138,6 +138,10 @@ struct pa_config {
 	enum yes_no		 patatt_tofu;
 	char			*patatt_tofu_pins;	/* the pins' file */
 
+	/* What arrived and who habitually signs (the ledger) */
+	char			*state_file;	/* "": none kept */
+	long			 arrival_retention_days;	/* 0: for ever */
+
 	/* The line of the file each key of config_keys[] was set on; 0: its
 	   default.  For messages about a value (config_key_line()). */
 	unsigned long		 key_line[CONFIG_KEYS_MAX];

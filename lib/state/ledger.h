@@ -43,6 +43,10 @@
 
 struct arrival {
 	char	 message_id[ARRIVAL_MSGID_MAX];
+	/* SHA-256 of the whole Message-ID as given, however long or with
+	   NUL bytes: what finds it (arrival_set_message_id()).  All zero:
+	   the store hashes message_id. */
+	unsigned char message_id_sha256[32];
 	unsigned copy;			/* 1: the first copy of message_id */
 	time_t	 arrived;		/* the milter's clock */
 	char	 envelope_from[ARRIVAL_TEXT_MAX];
@@ -91,6 +95,13 @@ struct habit {
 struct ledger;
 
 /*
+ * arrival_set_message_id - a's Message-ID (without <>): the first
+ * ARRIVAL_MSGID_MAX - 1 bytes of id[0..len) as message_id (up to a NUL
+ * byte), the hash of all of them as message_id_sha256
+ */
+void	arrival_set_message_id(struct arrival *a, const char *id, size_t len);
+
+/*
  * ledger_open - the store at path into *out.  create: made when it is not
  * there (else PA_ENOTFOUND); writable: for ledger_record() (starts the
  * writer thread).  retention_days: records older than that are removed
@@ -124,6 +135,10 @@ int	ledger_sync(struct ledger *, struct pa_err *);
  */
 int	ledger_by_message_id(struct ledger *, const char *message_id,
 	    int (*fn)(void *, const struct arrival *), void *arg,
+	    struct pa_err *);
+/* ledger_by_message_id_bytes - the same for a Message-ID of len bytes */
+int	ledger_by_message_id_bytes(struct ledger *, const char *message_id,
+	    size_t len, int (*fn)(void *, const struct arrival *), void *arg,
 	    struct pa_err *);
 /* ledger_by_patch_id - the same for every record of a patch-id (hex) */
 int	ledger_by_patch_id(struct ledger *, const char *patch_id,

@@ -18,8 +18,6 @@
  */
 #include "config.h"
 
-#include <sys/stat.h>
-
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -30,8 +28,10 @@
 #include <lmdb.h>
 
 #include "pins.h"
+#include "statefile.h"
 #include "sig.h"
 
+#define NOUN		"the first-use pins"
 #define PINS_MAGIC	"patchattest pins 1"
 #define MARK_NAME	" mark"
 #define PINS_MAPSIZE	((size_t)64 << 20)	/* some 200,000 pins */
@@ -137,28 +137,6 @@ pins_new(struct pins **out, const char *path, struct pa_err *err)
 	return 0;
 }
 
-/*
- * there - whether the store at path is there: 1 (and not empty), 0 (and
- * create asks for it), else the error
- */
-static int
-there(const char *path, int create, struct pa_err *err)
-{
-	struct stat st;
-
-	if (stat(path, &st) == 0) {
-		if (st.st_size > 0)
-			return 1;
-		pa_err_set(err, "the first-use pins at %s: the file is empty "
-		    "(damaged; restore it, or remove it to start again)", path);
-		return PA_ERROR;
-	}
-	if (errno == ENOENT && create)
-		return 0;
-	pa_err_set(err, "the first-use pins at %s: %s", path, strerror(errno));
-	return errno == ENOENT ? PA_ENOTFOUND : PA_ERROR;
-}
-
 int
 pins_open(struct pins **out, const char *path, int create, int writable,
     struct pa_err *err)
@@ -167,7 +145,7 @@ pins_open(struct pins **out, const char *path, int create, int writable,
 	int rc, fresh;
 
 	*out = NULL;
-	if ((rc = there(path, create, err)) < 0)
+	if ((rc = statefile_there(path, create, NOUN, err)) < 0)
 		return rc;
 	fresh = rc == 0;
 	if ((rc = pins_new(&p, path, err)) != 0)
@@ -187,7 +165,7 @@ pins_check(const char *path, struct pa_err *err)
 	struct pins *p;
 	int rc;
 
-	if ((rc = there(path, 0, err)) < 0)
+	if ((rc = statefile_there(path, 0, NOUN, err)) < 0)
 		return rc;
 	if ((rc = pins_new(&p, path, err)) != 0)
 		return rc;

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ledger-codec - the stored form of an arrival record and of a signing
+ * habit (ledger.h), apart from the store so that it can be fuzzed alone.
+ *
+ * A value is a version byte, then fields as tag (1 byte), length (2
+ * bytes, big-endian), value; the last field is a checksum: the first 8
+ * bytes of SHA-256 over the value's key and every byte before it.  LMDB
+ * keeps no checksums, so this tells a damaged value, or one moved under
+ * another key, from a real one.  Unknown tags are read past.  Decoding
+ * checks every length against the field's cap in ledger.h and refuses a
+ * string with a NUL byte or a flag other than 0 or 1.
+ *
+ * The encoders append to a caller's sbuf (cap LEDGER_VALUE_MAX or more)
+ * and return 0 or its error; the decoders return 0, or PA_ERROR when the
+ * value is damaged (out is then undefined).
+ */
+#ifndef PA_LEDGER_CODEC_H
+#define PA_LEDGER_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ledger.h"
+
+/* The largest value either encoder makes, with room. */
+#define LEDGER_VALUE_MAX	8192
+
+/* A habit as it is kept: which of the recent patch mails were signed. */
+struct habit_state {
+	struct habit	 h;
+	uint32_t	 window;	/* bit 0: the latest patch mail, set
+					   when it was signed with a trusted
+					   key; h.recent bits are in use */
+};
+
+int	ledger_encode_arrival(struct sbuf *, const void *key, size_t keylen,
+	    const struct arrival *);
+int	ledger_decode_arrival(const void *value, size_t len, const void *key,
+	    size_t keylen, struct arrival *out);
+/* The key of a habit is its identity (filled in by the decoder). */
+int	ledger_encode_habit(struct sbuf *, const struct habit_state *);
+int	ledger_decode_habit(const void *value, size_t len,
+	    const char *identity, size_t identitylen, struct habit_state *out);
+
+#endif

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ledger-int - the LMDB store behind ledger.h, shared by its files:
+ * ledger.c (open, close, check), ledger-write.c (the queue and its
+ * writer thread), ledger-commit.c (one batch in one transaction) and
+ * ledger-read.c.
+ *
+ * One LMDB file (MDB_NOSUBDIR) holds named databases:
+ *   meta      "format" -> LEDGER_FORMAT; "seq" -> the next sequence
+ *             number (8 bytes, big-endian)
+ *   records   arrival time (8 bytes, big-endian, sign bit flipped so
+ *             that the order is time's) and sequence (8) -> the record
+ *   msgid     SHA-256 of the Message-ID -> copy (4) and record key (16),
+ *             one of each copy (sorted duplicates: in copy order)
+ *   patchid   the patch-id's 20 bytes -> record key (16), duplicates
+ *   habits    identity -> its habit (ledger-codec.h)
+ * An index entry whose record is gone (removed as too old) is passed.
+ *
+ * Threads: the handle is shared (MDB_NOTLS: a read transaction is not
+ * tied to its thread).  maplock is held for reading around every
+ * transaction and for writing while the map is resized, which LMDB
+ * allows only with no transaction open in the process.
+ */
+#ifndef PA_LEDGER_INT_H
+#define PA_LEDGER_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <lmdb.h>
+
+#include "ledger.h"
+
+#define LEDGER_FORMAT		"patchattest ledger 1"
+#define LEDGER_QUEUE_MAX	4096	/* records waiting to be written */
+#define LEDGER_KEY_LEN		16	/* time and sequence */
+#define LEDGER_MSGID_VAL_LEN	(4 + LEDGER_KEY_LEN)
+#define LEDGER_PATCHID_LEN	20
+
+struct ledger {
+	MDB_env			*env;
+	MDB_dbi			 meta, records, msgid, patchid, habits;
+	char			*path;
+	unsigned		 retention_days;
+	size_t			 mapsize;
+	atomic_int		 damaged;	/* the file was cut */
+	pthread_rwlock_t	 maplock;
+
+	/* The queue, a ring of LEDGER_QUEUE_MAX, and its writer */
+	pthread_mutex_t		 lock;
+	pthread_cond_t		 wake;		/* to the writer */
+	pthread_cond_t		 done;		/* from the writer */
+	struct arrival		*queue;		/* NULL: read-only */
+	size_t			 head, count;
+	uint64_t		 committed;	/* records written, ever */
+	uint64_t		 failures;	/* commits that failed, ever */
+	struct pa_err		 fault;		/* the last failure's reason */
+	int			 stopping;
+	int			 writer_running;
+	pthread_t		 writer;
+};
+
+/* ledger_fail - "WHAT the arrival records at PATH: REASON"; PA_ERROR */
+int	ledger_fail(const struct ledger *, struct pa_err *, const char *what,
+	    int rc);
+/* ledger_intact - 0, or PA_ERROR when the file was cut under us */
+int	ledger_intact(const struct ledger *, struct pa_err *);
+/*
+ * ledger_txn_begin - a transaction (flags: MDB_RDONLY or 0) with maplock
+ * held for reading, the map adopted when another process grew it;
+ * ledger_txn_end() aborts it (when txn is not NULL) and lets go of maplock
+ */
+int	ledger_txn_begin(struct ledger *, unsigned int flags, MDB_txn **);
+void	ledger_txn_end(struct ledger *, MDB_txn *);
+/*
+ * ledger_grow - the map made twice as large, up to LEDGER_MAPSIZE_MAX: 0,
+ * or the LMDB code (MDB_MAP_FULL when it is as large as it may be)
+ */
+int	ledger_grow(struct ledger *);
+
+/* ledger_time_key - the records key of (t, seq) into key */
+void	ledger_time_key(unsigned char key[LEDGER_KEY_LEN], time_t t,
+	    uint64_t seq);
+time_t	ledger_key_time(const unsigned char key[LEDGER_KEY_LEN]);
+/* ledger_patch_id - hex into its 20 bytes: 0, or -1 when it is not one */
+int	ledger_patch_id(unsigned char out[LEDGER_PATCHID_LEN],
+	    const char *hex);
+/* ledger_msgid_hash - a's message_id_sha256, or the hash of message_id */
+void	ledger_msgid_hash(const struct arrival *, unsigned char out[32]);
+
+/*
+ * ledger_commit - n records of the ring (from head) in one transaction,
+ * with their index entries and habits, and a bounded number of records
+ * older than the retention removed; the file synced.  0, or LMDB's (or
+ * the system's) error code with err saying why; nothing is written then.
+ */
+int	ledger_commit(struct ledger *, size_t head, size_t n, time_t now,
+	    struct pa_err *);
+
+/* ledger_writer_start, _stop - the writer thread (ledger-write.c) */
+int	ledger_writer_start(struct ledger *, struct pa_err *);
+void	ledger_writer_stop(struct ledger *);
+
+#endif

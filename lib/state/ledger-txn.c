@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ledger-txn.c - the bottom of the ledger's files (ledger-int.h): its
+ * error sentences, its transactions and the map's size around them, and
+ * the forms of its keys.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "ledger-int.h"
+
+#define LEDGER_MAPSIZE_MAX	((size_t)1 << 36)
+
+int
+ledger_fail(const struct ledger *l, struct pa_err *err, const char *what,
+    int rc)
+{
+	if (ledger_intact(l, err) != 0)
+		return PA_ERROR;
+	pa_err_set(err, "%s the arrival records at %s: %s", what, l->path,
+	    rc == MDB_INVALID ? "not a ledger (damaged or another file)" :
+	    rc == MDB_CORRUPTED ? "the file is damaged" : mdb_strerror(rc));
+	return rc == ENOMEM ? PA_ENOMEM : PA_ERROR;
+}
+
+int
+ledger_intact(const struct ledger *l, struct pa_err *err)
+{
+	if (!atomic_load(&l->damaged))
+		return 0;
+	pa_err_set(err, "the arrival records at %s are damaged: the file was "
+	    "cut while in use (restore it, or remove it to start again, and "
+	    "reload)", l->path);
+	return PA_ERROR;
+}
+
+int
+ledger_txn_begin(struct ledger *l, unsigned int flags, MDB_txn **txn)
+{
+	int rc;
+
+	pthread_rwlock_rdlock(&l->maplock);
+	if ((rc = mdb_txn_begin(l->env, NULL, flags, txn)) != MDB_MAP_RESIZED)
+		goto out;
+	/* another process grew the file: adopt its size, then again */
+	pthread_rwlock_unlock(&l->maplock);
+	pthread_rwlock_wrlock(&l->maplock);
+	rc = mdb_env_set_mapsize(l->env, 0);
+	pthread_rwlock_unlock(&l->maplock);
+	pthread_rwlock_rdlock(&l->maplock);
+	if (rc == 0)
+		rc = mdb_txn_begin(l->env, NULL, flags, txn);
+out:
+	if (rc != 0) {
+		*txn = NULL;
+		pthread_rwlock_unlock(&l->maplock);
+	}
+	return rc;
+}
+
+void
+ledger_txn_end(struct ledger *l, MDB_txn *txn)
+{
+	if (txn != NULL)
+		mdb_txn_abort(txn);
+	pthread_rwlock_unlock(&l->maplock);
+}
+
+int
+ledger_grow(struct ledger *l)
+{
+	MDB_envinfo info;
+	int rc;
+
+	pthread_rwlock_wrlock(&l->maplock);
+	if ((rc = mdb_env_info(l->env, &info)) == 0 &&
+	    (rc = info.me_mapsize >= LEDGER_MAPSIZE_MAX ? MDB_MAP_FULL :
+	    mdb_env_set_mapsize(l->env, info.me_mapsize * 2)) == 0)
+		l->mapsize = info.me_mapsize * 2;
+	pthread_rwlock_unlock(&l->maplock);
+	return rc;
+}
+
+void
+ledger_time_key(unsigned char key[LEDGER_KEY_LEN], time_t t, uint64_t seq)
+{
+	uint64_t v = (uint64_t)(int64_t)t ^ (uint64_t)1 << 63;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		key[i] = (unsigned char)(v >> (56 - 8 * i));
+		key[8 + i] = (unsigned char)(seq >> (56 - 8 * i));
+	}
+}
+
+time_t
+ledger_key_time(const unsigned char key[LEDGER_KEY_LEN])
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | key[i];
+	return (time_t)(int64_t)(v ^ (uint64_t)1 << 63);
+}
+
+int
+ledger_patch_id(unsigned char out[LEDGER_PATCHID_LEN], const char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+	const char *hi, *lo;
+	size_t i;
+
+	if (strlen(hex) != 2 * LEDGER_PATCHID_LEN)
+		return -1;
+	for (i = 0; i < LEDGER_PATCHID_LEN; i++) {
+		if ((hi = memchr(digits, hex[2 * i], 16)) == NULL ||
+		    (lo = memchr(digits, hex[2 * i + 1], 16)) == NULL)
+			return -1;
+		out[i] = (unsigned char)((hi - digits) << 4 | (lo - digits));
+	}
+	return 0;
+}
+
+void
+ledger_msgid_hash(const struct arrival *a, unsigned char out[32])
+{
+	static const unsigned char zero[32];
+
+	if (memcmp(a->message_id_sha256, zero, sizeof(zero)) != 0)
+		memcpy(out, a->message_id_sha256, 32);
+	else if (digest_sha256(out, a->message_id,
+	    strlen(a->message_id)) != 0)
+		memset(out, 0, 32);
+}

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ledger-write.c - the queue of arrival records and the one thread that
+ * writes it (ledger.h says what the callers see).
+ *
+ * ledger_record() copies the record into a ring of LEDGER_QUEUE_MAX and
+ * wakes the writer, which commits everything queued in one transaction
+ * (ledger_commit(); the file is opened MDB_NOSYNC and synced once per
+ * batch).  Records leave the ring only once committed: a commit that
+ * fails keeps them and is tried again RETRY_SECONDS later, so that a
+ * full disk costs no record until the ring is full, and the records
+ * are written once when space returns.  While the ring is full,
+ * ledger_record() refuses, saying why the writes fail.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ledger-int.h"
+
+#define RETRY_SECONDS	1
+
+static void	*writer(void *);
+static int	 write_batch(struct ledger *);
+
+int
+ledger_writer_start(struct ledger *l, struct pa_err *err)
+{
+	int rc;
+
+	if ((l->queue = malloc(LEDGER_QUEUE_MAX * sizeof(*l->queue))) ==
+	    NULL) {
+		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
+		return PA_ENOMEM;
+	}
+	if ((rc = pthread_create(&l->writer, NULL, writer, l)) != 0) {
+		pa_err_set(err, "cannot start the writer of the arrival "
+		    "records at %s: %s", l->path, strerror(rc));
+		return PA_ERROR;
+	}
+	l->writer_running = 1;
+	return 0;
+}
+
+/*
+ * ledger_writer_stop - the writer commits what is queued, with one more
+ * try when writes fail (what is still queued then is lost), and ends
+ */
+void
+ledger_writer_stop(struct ledger *l)
+{
+	if (l->writer_running) {
+		pthread_mutex_lock(&l->lock);
+		l->stopping = 1;
+		pthread_cond_signal(&l->wake);
+		pthread_mutex_unlock(&l->lock);
+		pthread_join(l->writer, NULL);
+		l->writer_running = 0;
+	}
+	free(l->queue);
+	l->queue = NULL;
+}
+
+/* writer - the writer thread: a batch whenever records are queued */
+static void *
+writer(void *arg)
+{
+	struct ledger *l = arg;
+	struct timespec until;
+
+	pthread_mutex_lock(&l->lock);
+	for (;;) {
+		while (l->count == 0 && !l->stopping)
+			pthread_cond_wait(&l->wake, &l->lock);
+		if (l->count == 0)
+			break;
+		if (write_batch(l) == 0 || l->stopping)
+			continue;
+		/* back off; records queued meanwhile wait for the retry */
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += RETRY_SECONDS;
+		while (!l->stopping && pthread_cond_timedwait(&l->wake,
+		    &l->lock, &until) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+/*
+ * write_batch - what is queued committed, called and returning with
+ * l->lock held (let go while the transaction runs: the records it
+ * reads stay where they are until it ends, and others are added
+ * behind them): 0, or PA_ERROR with l->fault saying why
+ */
+static int
+write_batch(struct ledger *l)
+{
+	struct pa_err err;
+	size_t head = l->head, n = l->count;
+	int rc, stopping = l->stopping;
+
+	pthread_mutex_unlock(&l->lock);
+	mapguard_catch(&l->damaged);
+	rc = ledger_commit(l, head, n, time(NULL), &err);
+	if (rc == MDB_MAP_FULL && ledger_grow(l) == 0)
+		rc = ledger_commit(l, head, n, time(NULL), &err);
+	mapguard_catch(NULL);
+	pthread_mutex_lock(&l->lock);
+	if (rc != 0 && !stopping) {
+		l->failures++;
+		l->fault = err;
+		pthread_cond_broadcast(&l->done);
+		return PA_ERROR;
+	}
+	/* done, or given up on as the store closes */
+	l->head = (head + n) % LEDGER_QUEUE_MAX;
+	l->count -= n;
+	if (rc == 0) {
+		l->committed += n;
+		l->fault.msg[0] = '\0';
+	}
+	pthread_cond_broadcast(&l->done);
+	return rc == 0 ? 0 : PA_ERROR;
+}
+
+int
+ledger_record(struct ledger *l, const struct arrival *a, struct pa_err *err)
+{
+	size_t waiting;
+
+	if (l->queue == NULL) {
+		pa_err_set(err, "the arrival records at %s are open for "
+		    "reading only", l->path);
+		return PA_ERROR;
+	}
+	pthread_mutex_lock(&l->lock);
+	if ((waiting = l->count) < LEDGER_QUEUE_MAX) {
+		l->queue[(l->head + l->count++) % LEDGER_QUEUE_MAX] = *a;
+		pthread_cond_signal(&l->wake);
+		pthread_mutex_unlock(&l->lock);
+		return 0;
+	}
+	if (l->fault.msg[0] != '\0')
+		pa_err_set(err, "%s; %zu waiting", l->fault.msg, waiting);
+	else
+		pa_err_set(err, "cannot write arrival records to %s as fast "
+		    "as they come; %zu waiting", l->path, waiting);
+	pthread_mutex_unlock(&l->lock);
+	return PA_ERROR;
+}
+
+int
+ledger_sync(struct ledger *l, struct pa_err *err)
+{
+	uint64_t target, failures;
+	int rc = 0;
+
+	if (l->queue == NULL)
+		return 0;
+	pthread_mutex_lock(&l->lock);
+	target = l->committed + l->count;
+	failures = l->failures;
+	while (l->committed < target && l->failures == failures)
+		pthread_cond_wait(&l->done, &l->lock);
+	if (l->committed < target) {
+		pa_err_set(err, "%s; %zu waiting", l->fault.msg, l->count);
+		rc = PA_ERROR;
+	}
+	pthread_mutex_unlock(&l->lock);
+	return rc;
+}

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ledger.c - opening, checking and closing the arrival records' LMDB
+ * file (the layout is in ledger-int.h), and what its other files share.
+ *
+ * A file that is there must be a ledger: empty, not LMDB, LMDB without
+ * the format entry, or cut short is damage (PA_ERROR naming the file),
+ * never a fresh start that would forget what arrived.  As for the pins,
+ * every call that reads the map catches its thread's SIGBUS
+ * (mapguard_catch), so a file cut under us is an error, not a crash.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ledger-int.h"
+#include "statefile.h"
+
+#define NOUN		"the arrival records"
+#define LEDGER_MAPSIZE		((size_t)1 << 30)
+#define LEDGER_READERS		512
+#define LEDGER_DBS		5
+
+static int	 ledger_new(struct ledger **, const char *, unsigned,
+		    struct pa_err *);
+static int	 env_open(struct ledger *, int, unsigned int, struct pa_err *);
+static int	 dbs_open(struct ledger *, int, struct pa_err *);
+static int	 check_format(struct ledger *, MDB_txn *, struct pa_err *);
+static int	 check_size(struct ledger *, const MDB_envinfo *,
+		    struct pa_err *);
+
+static int
+ledger_new(struct ledger **out, const char *path, unsigned retention_days,
+    struct pa_err *err)
+{
+	struct ledger *l;
+
+	if ((l = calloc(1, sizeof(*l))) == NULL ||
+	    (l->path = strdup(path)) == NULL) {
+		free(l);
+		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
+		return PA_ENOMEM;
+	}
+	l->retention_days = retention_days;
+	pthread_rwlock_init(&l->maplock, NULL);
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->wake, NULL);
+	pthread_cond_init(&l->done, NULL);
+	*out = l;
+	return 0;
+}
+
+/* env_open - l's file opened with flags (MDB_*), this thread catching */
+static int
+env_open(struct ledger *l, int fresh, unsigned int flags, struct pa_err *err)
+{
+	MDB_envinfo info;
+	int rc;
+
+	if ((rc = mdb_env_create(&l->env)) != 0) {
+		l->env = NULL;
+		return ledger_fail(l, err, "opening", rc);
+	}
+	mapguard_catch(&l->damaged);
+	if ((rc = mdb_env_set_mapsize(l->env, LEDGER_MAPSIZE)) != 0 ||
+	    (rc = mdb_env_set_maxreaders(l->env, LEDGER_READERS)) != 0 ||
+	    (rc = mdb_env_set_maxdbs(l->env, LEDGER_DBS)) != 0 ||
+	    (rc = mdb_env_open(l->env, l->path, MDB_NOSUBDIR | MDB_NOTLS |
+	    flags, 0600)) != 0 || (rc = mdb_env_info(l->env, &info)) != 0)
+		rc = ledger_fail(l, err, "opening", rc);
+	else if ((rc = check_size(l, &info, err)) == 0) {
+		l->mapsize = info.me_mapsize;
+		rc = dbs_open(l, fresh, err);
+	}
+	mapguard_catch(NULL);
+	return rc == 0 ? ledger_intact(l, err) : rc;
+}
+
+/*
+ * check_size - the file holds every page that LMDB's last commit used:
+ * 0, or PA_ERROR when it was cut short (its first pages may still open)
+ */
+static int
+check_size(struct ledger *l, const MDB_envinfo *info, struct pa_err *err)
+{
+	struct stat st;
+	MDB_stat ms;
+	int fd, rc;
+
+	if ((rc = mdb_env_get_fd(l->env, &fd)) != 0 ||
+	    (rc = mdb_env_stat(l->env, &ms)) != 0)
+		return ledger_fail(l, err, "opening", rc);
+	if (fstat(fd, &st) != 0)
+		return ledger_fail(l, err, "opening", errno);
+	if ((uintmax_t)st.st_size >= ((uintmax_t)info->me_last_pgno + 1) *
+	    ms.ms_psize)
+		return 0;
+	pa_err_set(err, "the arrival records at %s: the file is cut short "
+	    "(%jd bytes of %ju; restore it, or remove it to start again)",
+	    l->path, (intmax_t)st.st_size, ((uintmax_t)info->me_last_pgno +
+	    1) * ms.ms_psize);
+	return PA_ERROR;
+}
+
+/* dbs_open - the named databases, made with the format entry (fresh) */
+static int
+dbs_open(struct ledger *l, int fresh, struct pa_err *err)
+{
+	static const char *const names[] = {
+		"meta", "records", "msgid", "patchid", "habits"
+	};
+	static const unsigned int flags[] = {
+		0, 0, MDB_DUPSORT, MDB_DUPSORT, 0
+	};
+	MDB_dbi *dbi[] = { &l->meta, &l->records, &l->msgid, &l->patchid,
+		&l->habits };
+	MDB_val k = { 6, "format" }, v = { strlen(LEDGER_FORMAT),
+		LEDGER_FORMAT };
+	MDB_txn *txn;
+	size_t i;
+	int rc = 0;
+
+	if ((rc = mdb_txn_begin(l->env, NULL, fresh ? 0 : MDB_RDONLY,
+	    &txn)) != 0)
+		return ledger_fail(l, err, "opening", rc);
+	for (i = 0; i < LEDGER_DBS && rc == 0; i++)
+		rc = mdb_dbi_open(txn, names[i], flags[i] |
+		    (fresh ? MDB_CREATE : 0), dbi[i]);
+	if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE)
+		rc = MDB_INVALID;
+	if (rc == 0 && fresh)
+		rc = mdb_put(txn, l->meta, &k, &v, 0);
+	if (rc == 0 && !fresh && (rc = check_format(l, txn, err)) != 0) {
+		mdb_txn_abort(txn);
+		return rc;
+	}
+	if (rc != 0) {
+		mdb_txn_abort(txn);
+		return ledger_fail(l, err, "opening", rc);
+	}
+	if ((rc = mdb_txn_commit(txn)) != 0 ||
+	    (fresh && (rc = mdb_env_sync(l->env, 1)) != 0))
+		return ledger_fail(l, err, "making", rc);
+	return 0;
+}
+
+/* check_format - the file is a ledger of this format: 0, else PA_ERROR */
+static int
+check_format(struct ledger *l, MDB_txn *txn, struct pa_err *err)
+{
+	MDB_val k = { 6, "format" }, v;
+	int rc;
+
+	if ((rc = mdb_get(txn, l->meta, &k, &v)) != 0 && rc != MDB_NOTFOUND)
+		return ledger_fail(l, err, "reading", rc);
+	if (rc == 0 && v.mv_size == strlen(LEDGER_FORMAT) &&
+	    memcmp(v.mv_data, LEDGER_FORMAT, v.mv_size) == 0)
+		return 0;
+	pa_err_set(err, "the arrival records at %s: not a ledger of this "
+	    "version (damaged or another file; restore it, or remove it to "
+	    "start again)", l->path);
+	return PA_ERROR;
+}
+
+int
+ledger_open(struct ledger **out, const char *path, int create, int writable,
+    unsigned retention_days, struct pa_err *err)
+{
+	struct ledger *l;
+	int rc, fresh;
+
+	*out = NULL;
+	if ((rc = statefile_there(path, create, NOUN, err)) < 0)
+		return rc;
+	fresh = rc == 0;
+	if ((rc = ledger_new(&l, path, retention_days, err)) != 0)
+		return rc;
+	if ((rc = env_open(l, fresh, writable || fresh ? MDB_NOSYNC :
+	    MDB_RDONLY, err)) != 0 ||
+	    (writable && (rc = ledger_writer_start(l, err)) != 0)) {
+		ledger_close(l);
+		return rc;
+	}
+	*out = l;
+	return 0;
+}
+
+int
+ledger_check(const char *path, struct pa_err *err)
+{
+	struct ledger *l;
+	int rc;
+
+	if ((rc = statefile_there(path, 0, NOUN, err)) < 0)
+		return rc;
+	if ((rc = ledger_new(&l, path, 0, err)) != 0)
+		return rc;
+	rc = env_open(l, 0, MDB_RDONLY | MDB_NOLOCK, err);
+	ledger_close(l);
+	return rc;
+}
+
+void
+ledger_close(struct ledger *l)
+{
+	if (l == NULL)
+		return;
+	ledger_writer_stop(l);
+	if (l->env != NULL)
+		mdb_env_close(l->env);
+	pthread_cond_destroy(&l->done);
+	pthread_cond_destroy(&l->wake);
+	pthread_mutex_destroy(&l->lock);
+	pthread_rwlock_destroy(&l->maplock);
+	free(l->path);
+	free(l);
+}
