@@ -10,9 +10,11 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
+#include "attest.h"
 #include "base.h"
 #include "state.h"
 
@@ -20,9 +22,6 @@
 #define ARRIVED_EXIT_DIFFERS	1
 #define ARRIVED_EXIT_NEVER	2
 #define ARRIVED_EXIT_FAULT	3
-
-/* The copies of one Message-ID looked at; more are counted. */
-#define COPIES_MAX		8
 
 static const char *arrived_conf;
 static int arrived_json;
@@ -40,107 +39,78 @@ static const struct cli_opt arrived_opts[] = {
 const struct cli_cmd cli_cmd_arrived = {
 	.name = "arrived",
 	.run = cmd_arrived,
-	.synopsis = "[-c FILE] [--json] [--mbox] FILE...",
+	.synopsis = "[-c FILE] [--json] [--mbox] FILE|MAILDIR...",
 	.summary = "say whether patch mails are what arrived here",
 	.about =
-	    "Look each message up in the StateFile by Message-ID, else by\n"
-	    "patch-id, and print one line: its name, then identical (with when\n"
-	    "it arrived, its verdict and list), identical-with-trailers (only\n"
-	    "trailers were added: they are named), differs (naming the parts:\n"
-	    "author/subject, commit message, diff) or never-arrived.  Exit\n"
-	    "status: 0 all identical, 1 some differ, 2 some never arrived and\n"
-	    "none differ, 3 on errors (the StateFile cannot be read).",
+	    "Read each message (a mail file, with --mbox each mail of an mbox,\n"
+	    "each mail of a Maildir folder), look it up in the StateFile by\n"
+	    "Message-ID, else by patch-id, and print one line: its name, then\n"
+	    "identical (with when it arrived, its verdict and list),\n"
+	    "identical-with-trailers (only trailers were added: they are named),\n"
+	    "differs (naming the parts: author/subject, commit message, diff) or\n"
+	    "never-arrived.  When several copies arrived, the line names the one\n"
+	    "matched and says whether the copies differ.  Exit status: 0 all\n"
+	    "identical, 1 some differ, 2 some never arrived and none differ, 3 on\n"
+	    "errors (a message or the StateFile cannot be read).",
 	.opts = arrived_opts,
 };
 
-enum outcome { SAME, SAME_TRAILERS, DIFFERS, NEVER };
+/* The outcomes: arrival_compare()'s, then one more. */
+#define NEVER	(ARRIVAL_DIFFERS + 1)
 
 static const char *const outcome_names[] = {
-	[SAME] = "identical",
-	[SAME_TRAILERS] = "identical-with-trailers",
-	[DIFFERS] = "differs",
+	[ARRIVAL_SAME] = "identical",
+	[ARRIVAL_SAME_TRAILERS] = "identical-with-trailers",
+	[ARRIVAL_DIFFERS] = "differs",
 	[NEVER] = "never-arrived",
 };
 
-/* The parts that differ (a bit each) and their words. */
-#define PART_I	1
-#define PART_M	2
-#define PART_P	4
+/*
+ * struct match - the records of one key (the copies of a Message-ID, or
+ * the mails of a patch-id) set beside the input cur, one at a time as
+ * the ledger reads them: the one most like cur, and whether they differ
+ * among themselves (a second copy with other content)
+ */
+struct match {
+	const struct arrival	*cur;
+	int			 o;		/* the best outcome so far */
+	unsigned		 parts;
+	struct arrival		 best;
+	size_t			 which;		/* best's place, from 1 */
+	struct arrival		 first;
+	size_t			 total;
+	int			 copies_differ;
+};
 
-struct copies {
-	struct arrival	 a[COPIES_MAX];
-	size_t		 n;	/* kept */
-	size_t		 total;
+struct arrived_run {
+	struct ledger		*lg;
+	struct mailmsg		*m;
+	struct msghash		 h;
+	struct patchfacts	 pf;
+	struct arrival		 cur;
+	struct match		 mt;
+	struct cli_input	 in;
 };
 
 static int
 collect(void *arg, const struct arrival *a)
 {
-	struct copies *c = arg;
+	struct match *mt = arg;
+	unsigned parts;
+	int o;
 
-	if (c->n < COPIES_MAX)
-		c->a[c->n++] = *a;
-	c->total++;
-	return 0;
-}
-
-/* has_line - whether the lines of set hold line (len bytes) */
-static int
-has_line(const char *set, const char *line, size_t len)
-{
-	const char *s = set, *nl;
-
-	for (; (nl = strchr(s, '\n')) != NULL; s = nl + 1)
-		if ((size_t)(nl - s) == len && memcmp(s, line, len) == 0)
-			return 1;
-	return 0;
-}
-
-/* subset - whether every line of a is among b's */
-static int
-subset(const char *a, const char *b)
-{
-	const char *nl;
-
-	for (; (nl = strchr(a, '\n')) != NULL; a = nl + 1)
-		if (!has_line(b, a, (size_t)(nl - a)))
-			return 0;
-	return 1;
-}
-
-/* compare - the input cur set beside the copy that arrived; *parts */
-static enum outcome
-compare(const struct arrival *cur, const struct arrival *old, unsigned *parts)
-{
-	*parts = 0;
-	if (!cur->has_patch || !old->has_patch) {
-		if (cur->has_patch != old->has_patch ||
-		    strcmp(cur->subject, old->subject) != 0)
-			*parts = PART_I;
-		return *parts ? DIFFERS : SAME;
+	if (++mt->total == 1)
+		mt->first = *a;
+	else if (arrival_compare(&mt->first, a, &parts) != ARRIVAL_SAME)
+		mt->copies_differ = 1;
+	o = (int)arrival_compare(mt->cur, a, &parts);
+	if (o < mt->o) {
+		mt->o = o;
+		mt->parts = parts;
+		mt->best = *a;
+		mt->which = mt->total;
 	}
-	if (strcmp(cur->i, old->i) != 0)
-		*parts |= PART_I;
-	if (strcmp(cur->p, old->p) != 0)
-		*parts |= PART_P;
-	if (strcmp(cur->m, old->m) != 0 && (old->m_core[0] == '\0' ||
-	    strcmp(cur->m_core, old->m_core) != 0 ||
-	    !subset(old->trailers, cur->trailers)))
-		*parts |= PART_M;
-	if (*parts)
-		return DIFFERS;
-	return strcmp(cur->m, old->m) != 0 ? SAME_TRAILERS : SAME;
-}
-
-/* added - the trailers of cur that old had not, into out, one a line */
-static void
-added(struct sbuf *out, const struct arrival *cur, const struct arrival *old)
-{
-	const char *s = cur->trailers, *nl;
-
-	for (; (nl = strchr(s, '\n')) != NULL; s = nl + 1)
-		if (!has_line(old->trailers, s, (size_t)(nl - s)))
-			sbuf_add(out, s, (size_t)(nl - s + 1));
+	return 0;
 }
 
 static void
@@ -153,7 +123,7 @@ when(char out[32], time_t t)
 		snprintf(out, 32, "%lld", (long long)t);
 }
 
-/* add_list - the lines of s as "a, b" (text) or ["a", "b"] (JSON) */
+/* add_list - the lines of s as "a, b" ("-": none) or ["a", "b"] (JSON) */
 static void
 add_list(struct sbuf *line, const char *s)
 {
@@ -162,7 +132,7 @@ add_list(struct sbuf *line, const char *s)
 	int first = 1;
 
 	sbuf_init(&item, ARRIVAL_TRAILERS_MAX);
-	sbuf_addstr(line, arrived_json ? "[" : "");
+	sbuf_addstr(line, arrived_json ? "[" : *s == '\0' ? "-" : "");
 	for (; (nl = strchr(s, '\n')) != NULL; s = nl + 1, first = 0) {
 		sbuf_reset(&item);
 		sbuf_add(&item, s, (size_t)(nl - s));
@@ -176,121 +146,141 @@ add_list(struct sbuf *line, const char *s)
 	sbuf_release(&item);
 }
 
+/* details - the parts that differ, or the trailers added, one a line */
+static void
+details(struct sbuf *list, const struct match *mt)
+{
+	if (mt->o == ARRIVAL_SAME_TRAILERS)
+		arrival_added_trailers(list, mt->cur, &mt->best);
+	if (mt->parts & ARRIVAL_PART_I)
+		sbuf_addstr(list, "author/subject\n");
+	if (mt->parts & ARRIVAL_PART_M)
+		sbuf_addstr(list, "commit message\n");
+	if (mt->parts & ARRIVAL_PART_P)
+		sbuf_addstr(list, "diff\n");
+}
+
+/* found_json - what a JSON line says of the record matched */
+static void
+found_json(struct sbuf *line, const struct match *mt, const char *by,
+    const char *list)
+{
+	const struct arrival *old = &mt->best;
+	char t[32];
+
+	when(t, old->arrived);
+	sbuf_addf(line, ", \"found_by\": \"%s\", \"arrived\": \"%s\", "
+	    "\"verdict\": ", by, t);
+	hdrfmt_quoted(line, old->result);
+	sbuf_addstr(line, ", \"list\": ");
+	hdrfmt_quoted(line, old->list_id);
+	sbuf_addf(line, ", \"copies\": %zu, \"copy\": %zu, "
+	    "\"copies_differ\": %s, \"%s\": ", mt->total, mt->which,
+	    mt->copies_differ ? "true" : "false",
+	    mt->o == ARRIVAL_DIFFERS ? "parts" : "added_trailers");
+	add_list(line, list);
+}
+
+/* found_text - what a text line says of the record matched */
+static void
+found_text(struct sbuf *line, const struct match *mt, const char *by,
+    const char *list)
+{
+	const struct arrival *old = &mt->best;
+	char t[32];
+
+	when(t, old->arrived);
+	sbuf_addstr(line, mt->o == ARRIVAL_SAME_TRAILERS ? "\tadded: " : "\t");
+	add_list(line, list);
+	sbuf_addf(line, "\tarrived %s, verdict %s, via %s, by %s", t,
+	    old->result[0] ? old->result : "-",
+	    old->list_id[0] ? old->list_id : "-", by);
+	if (mt->total > 1)
+		sbuf_addf(line, "; %zu copies arrived, %s copy %zu%s",
+		    mt->total, mt->o == ARRIVAL_DIFFERS ? "nearest is" :
+		    "matches", mt->which, mt->copies_differ ?
+		    ", the copies differ" : "");
+}
+
 /* report - the line of one message */
 static void
-report(const char *name, const struct arrival *cur, enum outcome o,
-    const struct arrival *old, unsigned parts, const struct copies *c,
-    const char *by)
+report(const char *name, const struct match *mt, const char *by)
 {
 	struct sbuf line, list;
-	char t[32];
 
 	sbuf_init(&line, SBUF_NOMAX);
 	sbuf_init(&list, SBUF_NOMAX);
-	if (parts & PART_I)
-		sbuf_addstr(&list, "author/subject\n");
-	if (parts & PART_M)
-		sbuf_addstr(&list, "commit message\n");
-	if (parts & PART_P)
-		sbuf_addstr(&list, "diff\n");
-	if (o == SAME_TRAILERS)
-		added(&list, cur, old);
 	if (arrived_json) {
 		sbuf_addstr(&line, "{\"name\": ");
 		hdrfmt_quoted(&line, name);
 		sbuf_addstr(&line, ", \"message_id\": ");
-		hdrfmt_quoted(&line, cur->message_id);
-		sbuf_addf(&line, ", \"result\": \"%s\"", outcome_names[o]);
+		hdrfmt_quoted(&line, mt->cur->message_id);
+		sbuf_addf(&line, ", \"result\": \"%s\"",
+		    outcome_names[mt->o]);
 	} else {
 		hdrfmt_escaped(&line, name, strlen(name));
-		sbuf_addf(&line, "\t%s", outcome_names[o]);
+		sbuf_addf(&line, "\t%s", outcome_names[mt->o]);
 	}
-	if (old != NULL) {
-		when(t, old->arrived);
-		if (arrived_json) {
-			sbuf_addf(&line, ", \"found_by\": \"%s\", \"arrived\": "
-			    "\"%s\", \"verdict\": ", by, t);
-			hdrfmt_quoted(&line, old->result);
-			sbuf_addstr(&line, ", \"list\": ");
-			hdrfmt_quoted(&line, old->list_id);
-			sbuf_addf(&line, ", \"copies\": %zu, \"%s\": ",
-			    c->total, o == DIFFERS ? "parts" : "added_trailers");
-			add_list(&line, list.buf);
-			sbuf_addch(&line, '}');
-		} else {
-			sbuf_addf(&line, "\t%s%s", o == DIFFERS ? "" :
-			    o == SAME ? "" : "added: ", "");
-			add_list(&line, list.buf);
-			sbuf_addf(&line, "\tarrived %s, verdict %s, via %s, "
-			    "by %s", t, old->result[0] ? old->result : "-",
-			    old->list_id[0] ? old->list_id : "-", by);
-			if (c->total > 1)
-				sbuf_addf(&line, ", %zu copies arrived",
-				    c->total);
-		}
-	} else if (arrived_json)
+	if (mt->o != NEVER) {
+		details(&list, mt);
+		if (arrived_json)
+			found_json(&line, mt, by, list.buf);
+		else
+			found_text(&line, mt, by, list.buf);
+	}
+	if (arrived_json)
 		sbuf_addch(&line, '}');
 	puts(line.buf);
 	sbuf_release(&line);
 	sbuf_release(&list);
 }
 
-/* best - the copy most like cur: its outcome, *which, *parts */
-static enum outcome
-best(const struct arrival *cur, const struct copies *c, size_t *which,
-    unsigned *parts)
+/* lookup - the records of cur's Message-ID, else its patch-id, into mt */
+static int
+lookup(struct ledger *lg, struct match *mt, const char **by,
+    struct pa_err *err)
 {
-	enum outcome o, top = NEVER;
-	unsigned p;
-	size_t k;
+	const struct arrival *cur = mt->cur;
+	int rc = PA_ENOTFOUND;
 
-	for (k = 0; k < c->n; k++) {
-		o = compare(cur, &c->a[k], &p);
-		if (o < top) {
-			top = o;
-			*which = k;
-			*parts = p;
-		}
+	*by = "message-id";
+	if (cur->message_id[0])
+		rc = ledger_by_message_id(lg, cur->message_id, collect, mt,
+		    err);
+	if (rc == PA_ENOTFOUND && cur->patch_id[0]) {
+		*by = "patch-id";
+		rc = ledger_by_patch_id(lg, cur->patch_id, collect, mt, err);
 	}
-	return top;
+	return rc == PA_ENOTFOUND ? 0 : rc;
 }
 
 /* arrived_one - one message: its exit status */
 static int
-arrived_one(struct ledger *lg, struct mailmsg *m, struct msghash *h,
-    struct patchfacts *pf, struct copies *c, const char *name,
-    const char *data, size_t len)
+arrived_one(struct arrived_run *r, const char *name, const char *data,
+    size_t len)
 {
-	struct arrival cur;
+	struct arrival *cur = &r->cur;
+	struct match *mt = &r->mt;
 	struct pa_err err;
-	const char *by = "message-id";
-	size_t which = 0;
-	unsigned parts = 0;
-	enum outcome o;
+	const char *by;
 	int rc;
 
-	if ((rc = mailmsg_parse(m, data, len)) != 0 ||
-	    (rc = arrival_from_mail(&cur, m, h, pf, &err)) != 0) {
+	if ((rc = mailmsg_parse(r->m, data, len)) != 0 ||
+	    (rc = arrival_from_mail(cur, r->m, &r->h, &r->pf, &err)) != 0) {
 		cli_warn("%s: %s", name, pa_strerror(rc));
 		return ARRIVED_EXIT_FAULT;
 	}
-	c->n = c->total = 0;
-	rc = PA_ENOTFOUND;
-	if (cur.message_id[0])
-		rc = ledger_by_message_id(lg, cur.message_id, collect, c, &err);
-	if (rc == PA_ENOTFOUND && cur.patch_id[0]) {
-		by = "patch-id";
-		rc = ledger_by_patch_id(lg, cur.patch_id, collect, c, &err);
-	}
-	if (rc != 0 && rc != PA_ENOTFOUND) {
+	memset(mt, 0, sizeof(*mt));
+	mt->cur = cur;
+	mt->o = NEVER;
+	if (lookup(r->lg, mt, &by, &err) != 0) {
 		cli_warn("%s: %s", name, err.msg);
 		return ARRIVED_EXIT_FAULT;
 	}
-	o = c->n == 0 ? NEVER : best(&cur, c, &which, &parts);
-	report(name, &cur, o, o == NEVER ? NULL : &c->a[which], parts, c, by);
-	if (o == DIFFERS)
+	report(name, mt, by);
+	if (mt->o == ARRIVAL_DIFFERS)
 		return ARRIVED_EXIT_DIFFERS;
-	return o == NEVER ? ARRIVED_EXIT_NEVER : CLI_EXIT_OK;
+	return mt->o == NEVER ? ARRIVED_EXIT_NEVER : CLI_EXIT_OK;
 }
 
 /* worse - the status of two: a fault, then differs, then never arrived */
@@ -302,17 +292,10 @@ worse(int a, int b)
 	return rank[b] > rank[a] ? b : a;
 }
 
-struct arrived_run {
-	struct ledger		*lg;
-	struct mailmsg		*m;
-	struct msghash		 h;
-	struct patchfacts	 pf;
-	struct copies		 c;
-	struct cli_input	 in;
-};
 
+/* arrived_file - the message(s) of the file (or mbox) at path */
 static int
-arrived_input(struct arrived_run *r, const char *path)
+arrived_file(struct arrived_run *r, const char *path)
 {
 	const char *msg;
 	size_t len;
@@ -322,9 +305,56 @@ arrived_input(struct arrived_run *r, const char *path)
 		return ARRIVED_EXIT_FAULT;
 	status = CLI_EXIT_OK;
 	while (cli_input_next(&r->in, &msg, &len))
-		status = worse(status, arrived_one(r->lg, r->m, &r->h, &r->pf,
-		    &r->c, r->in.name.buf, msg, len));
+		status = worse(status, arrived_one(r, r->in.name.buf, msg,
+		    len));
 	return status;
+}
+
+/* arrived_maildir - each message of the Maildir at path (cur/, new/) */
+static int
+arrived_maildir(struct arrived_run *r, const char *path)
+{
+	struct archive *ar;
+	struct archive_entry e;
+	struct pa_err err;
+	struct sbuf name;
+	int rc, status = CLI_EXIT_OK;
+
+	if (archive_open(&ar, path, ARCHIVE_MAILDIR, NULL, 0, &err) != 0) {
+		cli_warn("%s: %s", path, err.msg);
+		return ARRIVED_EXIT_FAULT;
+	}
+	sbuf_init(&name, SBUF_NOMAX);
+	while ((rc = archive_next(ar, &e, &err)) == 1) {
+		sbuf_reset(&name);
+		sbuf_addf(&name, "%s/%s", path, e.where);
+		if (e.op == ARCHIVE_ADD)
+			status = worse(status, arrived_one(r, name.buf,
+			    e.data, e.len));
+		else if (e.op == ARCHIVE_SKIP) {
+			cli_warn("%s: %s", name.buf, e.why);
+			status = ARRIVED_EXIT_FAULT;
+		}
+	}
+	if (rc != 0) {
+		cli_warn("%s: %s", path, err.msg);
+		status = ARRIVED_EXIT_FAULT;
+	}
+	sbuf_release(&name);
+	archive_close(ar);
+	return status;
+}
+
+/* arrived_input - a FILE operand: a Maildir when it is a folder */
+static int
+arrived_input(struct arrived_run *r, const char *path)
+{
+	struct stat st;
+
+	if (strcmp(path, "-") != 0 && stat(path, &st) == 0 &&
+	    S_ISDIR(st.st_mode))
+		return arrived_maildir(r, path);
+	return arrived_file(r, path);
 }
 
 int
