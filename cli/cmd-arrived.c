@@ -237,19 +237,22 @@ report(const char *name, const struct match *mt, const char *by)
 
 /* lookup - the records of cur's Message-ID, else its patch-id, into mt */
 static int
-lookup(struct ledger *lg, struct match *mt, const char **by,
+lookup(struct arrived_run *r, struct match *mt, const char **by,
     struct pa_err *err)
 {
 	const struct arrival *cur = mt->cur;
+	const char *id;
+	size_t len;
 	int rc = PA_ENOTFOUND;
 
 	*by = "message-id";
-	if (cur->message_id[0])
-		rc = ledger_by_message_id(lg, cur->message_id, collect, mt,
+	if ((id = arrival_message_id(r->m, &len)) != NULL)
+		rc = ledger_by_message_id_bytes(r->lg, id, len, collect, mt,
 		    err);
 	if (rc == PA_ENOTFOUND && cur->patch_id[0]) {
 		*by = "patch-id";
-		rc = ledger_by_patch_id(lg, cur->patch_id, collect, mt, err);
+		rc = ledger_by_patch_id(r->lg, cur->patch_id, collect, mt,
+		    err);
 	}
 	return rc == PA_ENOTFOUND ? 0 : rc;
 }
@@ -273,7 +276,7 @@ arrived_one(struct arrived_run *r, const char *name, const char *data,
 	memset(mt, 0, sizeof(*mt));
 	mt->cur = cur;
 	mt->o = NEVER;
-	if (lookup(r->lg, mt, &by, &err) != 0) {
+	if (lookup(r, mt, &by, &err) != 0) {
 		cli_warn("%s: %s", name, err.msg);
 		return ARRIVED_EXIT_FAULT;
 	}

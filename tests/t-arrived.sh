@@ -103,6 +103,19 @@ arrived -c conf noid
 expect "without a Message-ID: found by its patch-id" \
     "identical by patch-id" "$(cut -f 2 out) $(cut -f 4 out | sed 's/.*, //')"
 
+# A Message-ID longer than a record keeps (1000 bytes) is found by all
+# of it: another one that shares its first 600 bytes is not it.
+long=$(printf '%01000d' 0)
+sed "s/^Message-ID: .*/Message-ID: <$long@seed.example>/" s4 >long
+sed "s/^Message-ID: .*/Message-ID: <${long}1@seed.example>/" \
+    unknown >long2
+"$RECORD" state.mdb 1582607000 pass long >rec.err 2>&1
+setup $? "a mail with a long Message-ID recorded" rec.err
+arrived -c conf long long2
+expect "a long Message-ID: found by all of it" \
+    "identical message-id never-arrived" \
+    "$(cut -f 2,4 out | sed 's/\t.*, by / /' | tr '\n' ' ' | sed 's/ $//')"
+
 # A Maildir given as a folder: cur/ and new/, never tmp/.
 mkdir -p md/cur md/new md/tmp
 cp s2 md/new/1.host

@@ -29,22 +29,26 @@ copy_field(char *dst, size_t size, const char *v, size_t len)
 	dst[n] = '\0';
 }
 
-/* message_id - the Message-ID without its <>, as the ledger keys it */
-static void
-message_id(struct arrival *a, const struct mailmsg *m)
+const char *
+arrival_message_id(const struct mailmsg *m, size_t *lenp)
 {
 	const char *v;
 	size_t len;
 
 	if ((v = mailmsg_get(m, "Message-ID", &len)) == NULL)
-		return;
-	copy_field(a->message_id, sizeof(a->message_id), v, len);
-	len = strlen(a->message_id);
-	if (len >= 2 && a->message_id[0] == '<' &&
-	    a->message_id[len - 1] == '>') {
-		memmove(a->message_id, a->message_id + 1, len - 2);
-		a->message_id[len - 2] = '\0';
+		return NULL;
+	while (len > 0 && strchr(" \t\r\n", *v) != NULL) {
+		v++;
+		len--;
 	}
+	while (len > 0 && strchr(" \t\r\n", v[len - 1]) != NULL)
+		len--;
+	if (len >= 2 && v[0] == '<' && v[len - 1] == '>') {
+		v++;
+		len -= 2;
+	}
+	*lenp = len;
+	return v;
 }
 
 static void
@@ -92,10 +96,13 @@ int
 arrival_from_mail(struct arrival *a, const struct mailmsg *m,
     struct msghash *h, struct patchfacts *pf, struct pa_err *err)
 {
+	const char *id;
+	size_t len;
 	int rc;
 
 	memset(a, 0, sizeof(*a));
-	message_id(a, m);
+	if ((id = arrival_message_id(m, &len)) != NULL)
+		arrival_set_message_id(a, id, len);
 	header(a->author, sizeof(a->author), m, "From");
 	header(a->subject, sizeof(a->subject), m, "Subject");
 	header(a->list_id, sizeof(a->list_id), m, "List-Id");

@@ -31,6 +31,12 @@
 
 int	arrival_from_mail(struct arrival *a, const struct mailmsg *m,
 	    struct msghash *h, struct patchfacts *pf, struct pa_err *err);
+/*
+ * arrival_message_id - m's Message-ID as the ledger keys it: all of its
+ * bytes (NUL ones too, however long), blanks around it and one pair of
+ * <> cut; a pointer into m and *len, or NULL when it has none
+ */
+const char *arrival_message_id(const struct mailmsg *m, size_t *len);
 
 enum arrival_match {
 	ARRIVAL_SAME,
