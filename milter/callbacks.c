@@ -358,6 +358,11 @@ conclude(SMFICTX *ctx, struct conn *c, const struct decision *d)
 	log_decision(ctx, c, d, &o);
 	if (d->tofu_key[0] != '\0')
 		log_pinned(ctx, d);
+	/* Fields from outside, or a verifier not listed: not believed. */
+	if (d->authres_ignored > 0)
+		mlog(LOG_LEVEL_DEBUG, "%s: %u Authentication-Results field(s) "
+		    "ignored: authserv-id not in TrustedAuthservIDs, or "
+		    "malformed", queue_id(ctx), d->authres_ignored);
 	if (o.rcode != NULL) {
 		smfi_setreply(ctx, (char *)o.rcode, (char *)o.xcode, o.text);
 		return o.action == ACTION_REJECT ? SMFIS_REJECT :

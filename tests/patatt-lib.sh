@@ -7,6 +7,7 @@
 #   a patatt keyring folder with that key (ed25519/example.org/dev/t1).
 #   Status 0, or 1 when patatt or git is missing or patatt fails.
 # patatt_sign IN OUT: IN signed by that key (X-Developer-Signature).
+# patatt_sign_at WHEN IN OUT: the same, signed at WHEN (patatt's clock set).
 # patatt_sign_pgp: the same with an OpenPGP key of a GnuPG home (below).
 #
 # patatt runs in a subshell with HOME and the XDG folders inside DIR, so
@@ -30,6 +31,20 @@ patatt_setup() {
 patatt_sign() {
 	patatt_in_repo patatt sign <"$1" >"$2" 2>"$PATATT_DIR/sign.log" &&
 	    grep -q '^X-Developer-Signature:' "$2"
+}
+
+# patatt_sign_at WHEN IN OUT: IN signed as by patatt_sign, by patatt with
+# its clock set to WHEN (Unix seconds), so that its t= is WHEN
+patatt_sign_at() {
+	# the Python that runs patatt, which has its module
+	set -- "$1" "$2" "$3" "$(sed -n '1s/^#! *//p' "$(command -v patatt)")"
+	patatt_in_repo $4 -c 'import sys, time
+when = float(sys.argv[1])
+time.time = lambda: when
+import patatt
+sys.argv = ["patatt", "sign"]
+sys.exit(patatt.command())' "$1" <"$2" >"$3" 2>"$PATATT_DIR/sign.log" &&
+	    grep -q "^X-Developer-Signature:.* t=$1;" "$3"
 }
 
 # patatt_in_repo CMD...: CMD in the repository, with the private home

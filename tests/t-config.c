@@ -128,6 +128,7 @@ static const char every_key[] =
     "TrustModel keyring\n"
     "UIDMatch strict\n"
     "StalenessDays 0\n"
+    "MaxClockSkew 60\n"
     "Socket inet:8891@127.0.0.1\n"
     "UMask 0027\n"
     "PidFile /run/pa.pid\n"
@@ -136,6 +137,7 @@ static const char every_key[] =
     "LogLevel debug\n"
     "MaximumBodySize 1024\n"
     "AuthservID mx.example.org\n"
+    "TrustedAuthservIDs dkim.example.org,rspamd.example.org\n"
     "OnFail reject\n"
     "OnNone tempfail\n"
     "OnUntrusted quarantine\n"
@@ -149,7 +151,8 @@ static const char every_key[] =
     "MarkNonPatches yes\n"
     "PatattKeyring /srv/pgpkeys/.keyring\n"
     "PatattTOFU yes\n"
-    "patattkeyring \"/etc/patchattest/local keys\"\n";
+    "patattkeyring \"/etc/patchattest/local keys\"\n"
+    "trustedauthservids  mx2.example.org\n";
 
 static const char *
 tmpdir(void)
@@ -234,11 +237,13 @@ same_config(const struct pa_config *a, const struct pa_config *b)
 	    a->trust_model == b->trust_model &&
 	    a->uid_match == b->uid_match &&
 	    a->staleness_days == b->staleness_days &&
+	    a->max_clock_skew == b->max_clock_skew &&
 	    same_str(a->socket, b->socket) && a->umask == b->umask &&
 	    same_str(a->pid_file, b->pid_file) &&
 	    same_str(a->user_id, b->user_id) && a->syslog == b->syslog &&
 	    a->log_level == b->log_level && a->max_body == b->max_body &&
 	    same_str(a->authserv_id, b->authserv_id) &&
+	    same_list(&a->trusted_authserv_ids, &b->trusted_authserv_ids) &&
 	    a->on_fail == b->on_fail && a->on_none == b->on_none &&
 	    a->on_untrusted == b->on_untrusted &&
 	    a->on_nokey == b->on_nokey && a->on_stale == b->on_stale &&
@@ -266,6 +271,9 @@ test_defaults(void)
 	tap_check_int(c.trust_model, TRUST_GPG, "defaults: TrustModel");
 	tap_check_int(c.uid_match, UID_LOOSE, "defaults: UIDMatch");
 	tap_check_int(c.staleness_days, 30, "defaults: StalenessDays");
+	tap_check_int(c.max_clock_skew, 300, "defaults: MaxClockSkew");
+	tap_check(c.trusted_authserv_ids.n == 0,
+	    "defaults: no TrustedAuthservIDs");
 	tap_check_str(c.socket, "local:/run/patchattest/patchattest.sock",
 	    "defaults: Socket");
 	tap_check_int(c.umask, 07, "defaults: UMask");
@@ -309,6 +317,12 @@ test_keys(void)
 	tap_check_int(c.trust_model, TRUST_KEYRING, "every key: TrustModel");
 	tap_check_int(c.uid_match, UID_STRICT, "every key: UIDMatch");
 	tap_check_int(c.staleness_days, 0, "every key: StalenessDays");
+	tap_check_int(c.max_clock_skew, 60, "every key: MaxClockSkew");
+	tap_check(c.trusted_authserv_ids.n == 3 &&
+	    strcmp(c.trusted_authserv_ids.v[0], "dkim.example.org") == 0 &&
+	    strcmp(c.trusted_authserv_ids.v[1], "rspamd.example.org") == 0 &&
+	    strcmp(c.trusted_authserv_ids.v[2], "mx2.example.org") == 0,
+	    "every key: TrustedAuthservIDs, two on a line and one more line");
 	tap_check_str(c.socket, "inet:8891@127.0.0.1", "every key: Socket");
 	tap_check_int(c.umask, 027, "every key: UMask, octal");
 	tap_check_str(c.pid_file, "/run/pa.pid", "every key: PidFile");

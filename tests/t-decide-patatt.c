@@ -55,7 +55,7 @@ static enum verdict
 judge1(const struct pa_config *cf, struct patatt_sig s, struct decision *d)
 {
 	struct patatt_context j = { .cfg = cf, .author = "alice@example.org",
-		.mail_date = NOW, .now = NOW, .tofu = tofu };
+		.now = NOW, .tofu = tofu };
 	struct patatt_report r;
 
 	memset(&r, 0, sizeof(r));
@@ -176,7 +176,18 @@ test_policy(void)
 	s = sig(PATATT_VALID);
 	s.signed_at = NOW - 40 * DAY;
 	tap_check_int(judge1(&cf, s, &d), VERDICT_STALE,
-	    "signed 40 days before the mail: stale (StalenessDays 30)");
+	    "signed 40 days before the mail arrived: stale (StalenessDays 30)");
+	tap_check_str(d.reason, "signed 40 days before the mail arrived "
+	    "(StalenessDays 30)", "stale: the reason");
+	s.signed_at = NOW + 3600;
+	tap_check_int(judge1(&cf, s, &d), VERDICT_STALE,
+	    "signed an hour after the mail arrived: stale (MaxClockSkew 300)");
+	tap_check_str(d.reason, "signed 3600 seconds after the mail arrived: "
+	    "the signer's clock or the signing time is wrong (MaxClockSkew "
+	    "300)", "signed after the arrival: the reason");
+	s.signed_at = NOW + 300;
+	tap_check_int(judge1(&cf, s, &d), VERDICT_PASS,
+	    "signed 300 seconds after the mail arrived: pass (MaxClockSkew)");
 	config_release(&cf);
 }
 
@@ -185,7 +196,7 @@ test_several(void)
 {
 	struct pa_config cf;
 	struct patatt_context j = { .author = "alice@example.org",
-		.mail_date = NOW, .now = NOW };
+		.now = NOW };
 	struct patatt_report r;
 	struct decision d;
 

@@ -38,6 +38,8 @@ static const struct {
 };
 
 #define FPR	"C5BB6BD12357675533278ACE4B5EB654EDBCC6F5"
+#define ARR	1700000000	/* when the mail arrived */
+#define DAY	86400
 
 /* The policy of a row: UIDMatch strict, StalenessDays. */
 #define LOOSE		0
@@ -62,7 +64,7 @@ static const struct {
 	    VERDICT_UNTRUSTED, "the signing key has expired" },
 	{ { PGP_SIG_GOOD, 0, PGP_KEY_MISSING, 1, 0, FPR, "a@x" }, LOOSE, 0,
 	    VERDICT_NOKEY, "no public key in the keyring for " FPR },
-	{ { PGP_SIG_NOKEY, 0, PGP_KEY_MISSING, 0, -1, FPR, "a@x" }, STRICT,
+	{ { PGP_SIG_NOKEY, 0, PGP_KEY_MISSING, 0, 0, FPR, "a@x" }, STRICT,
 	    30, VERDICT_NOKEY, "no public key in the keyring for " FPR },
 	/* the signature itself */
 	{ { PGP_SIG_BAD, 0, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x" }, LOOSE, 0,
@@ -92,20 +94,34 @@ static const struct {
 	    VERDICT_PASS, "" },
 	{ { PGP_SIG_GOOD, 0, PGP_KEY_UNTRUSTED, 0, 0, FPR, "a@x" }, STRICT, 0,
 	    VERDICT_UNTRUSTED, "the signing key is not trusted" },
-	/* StalenessDays: more days than allowed, on a pass only */
-	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, 31, FPR, "a@x" }, LOOSE, 30,
-	    VERDICT_STALE, "attested 31 days before the mail was sent "
-	    "(StalenessDays 30)" },
-	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, 30, FPR, "a@x" }, LOOSE, 30,
-	    VERDICT_PASS, "" },
-	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, -1, FPR, "a@x" }, LOOSE, 30,
-	    VERDICT_PASS, "" },
-	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, 4000, FPR, "a@x" }, LOOSE, 0,
-	    VERDICT_PASS, "" },
-	{ { PGP_SIG_GOOD, 0, PGP_KEY_EXPIRED, 1, 31, FPR, "a@x" }, LOOSE, 30,
-	    VERDICT_UNTRUSTED, "the signing key has expired" },
-	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 0, 31, FPR, "a@x" }, STRICT, 30,
-	    VERDICT_UIDMISMATCH, "no user ID" },
+	/* StalenessDays against the arrival: more days than allowed, on a
+	   pass only */
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, ARR - 31 * DAY, FPR, "a@x",
+	    ARR }, LOOSE, 30, VERDICT_STALE, "signed 31 days before the mail "
+	    "arrived (StalenessDays 30)" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, ARR - 30 * DAY, FPR, "a@x",
+	    ARR }, LOOSE, 30, VERDICT_PASS, "" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x", ARR }, LOOSE,
+	    30, VERDICT_PASS, "" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, ARR - 4000 * DAY, FPR, "a@x",
+	    ARR }, LOOSE, 0, VERDICT_PASS, "" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_EXPIRED, 1, ARR - 31 * DAY, FPR, "a@x",
+	    ARR }, LOOSE, 30, VERDICT_UNTRUSTED, "the signing key has expired" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 0, ARR - 31 * DAY, FPR, "a@x",
+	    ARR }, STRICT, 30, VERDICT_UIDMISMATCH, "no user ID" },
+	/* MaxClockSkew (300 s): signed after the mail arrived */
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, ARR + 3600, FPR, "a@x",
+	    ARR }, LOOSE, 30, VERDICT_STALE, "signed 3600 seconds after the "
+	    "mail arrived: the signer's clock or the signing time is wrong "
+	    "(MaxClockSkew 300)" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, ARR + 3600, FPR, "a@x",
+	    ARR }, LOOSE, 0, VERDICT_STALE, "signed 3600 seconds after" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, ARR + 300, FPR, "a@x",
+	    ARR }, LOOSE, 30, VERDICT_PASS, "" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_UNTRUSTED, 1, ARR + 3600, FPR, "a@x",
+	    ARR }, LOOSE, 30, VERDICT_UNTRUSTED, "the signing key is not" },
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, ARR + 3600, FPR, "a@x",
+	    0 }, LOOSE, 30, VERDICT_PASS, "" },
 };
 
 static void
@@ -135,6 +151,9 @@ test_records(void)
 		    verdict_name(d.result), d.reason,
 		    verdict_name(records[k].want), records[k].reason);
 	}
+	cfg.max_clock_skew = 0;
+	tap_check_int(decide_signing_time(&cfg, ARR + 30 * DAY, ARR, d.reason,
+	    sizeof(d.reason)), VERDICT_PASS, "MaxClockSkew 0: no limit");
 	config_release(&cfg);
 }
 

@@ -95,9 +95,6 @@ sed 's/^+ \* The decision process/+ * The decisive process/' "$D/p1.eml" \
     >"$D/fail-p.eml"
 ! cmp -s "$D/p1.eml" "$D/fail-m.eml" && ! cmp -s "$D/p1.eml" "$D/fail-p.eml"
 setup $? "make the tampered patches" /dev/null
-# seed 002 dated 2070, long after any signature made today
-sed 's/^Date: .*/Date: Mon, 24 Feb 2070 21:13:02 -0800/' "$D/p1.eml" \
-    >"$D/late.eml"
 cat >"$D/plain.eml" <<'EOF'
 From: Carol Writer <carol@example.net>
 To: maint@test.example
@@ -117,6 +114,24 @@ if patatt_setup "$T/patatt" && patatt_sign "$D/p1.eml" "$D/patatt.eml" &&
 	sed 's/^+ \* The decision process/+ * The decisive process/' \
 	    "$D/patatt.eml" >"$D/patatt-fail.eml"
 	have_patatt=yes
+fi
+# for the milter's clock: seed 002 signed now and dated three years ago;
+# signed three years ago (patatt's clock set back) and dated now; the same
+# dated when it was signed (an old signed mail sent again); signed an hour
+# ahead of the clock and dated now.  patatt does not sign Date.
+have_clock=
+now=$(date +%s)
+ago=$((now - 3 * 365 * 86400))
+if [ -n "$have_patatt" ]; then
+	sed "0,/^Date: .*/s//Date: $(date -R -d "@$ago")/" "$D/patatt.eml" \
+	    >"$D/clock-dated-old.eml"
+	sed "0,/^Date: .*/s//Date: $(date -R -d "@$now")/" "$D/p1.eml" \
+	    >"$T/fresh.eml"
+	patatt_sign_at "$ago" "$T/fresh.eml" "$D/clock-signed-old.eml" &&
+	    patatt_sign_at $((now + 3600)) "$T/fresh.eml" \
+	    "$D/clock-signed-ahead.eml" && have_clock=yes
+	sed "0,/^Date: .*/s//Date: $(date -R -d "@$ago")/" \
+	    "$D/clock-signed-old.eml" >"$D/clock-resent.eml"
 fi
 # for PatattTOFU: seed 002 signed by a second key as DEV@Example.ORG, by
 # the first as dev2@example.org and as new@example.org
@@ -292,7 +307,7 @@ scenario() {
 	# what "patchattest check --header" says of each patch
 	hconf=$d/milter.conf
 	[ -n "$hdr_index" ] && hconf=$T/index-$hdr_index.conf
-	for m in p1 p2 p3 p4 p5 p6 fail-m fail-p none late patatt \
+	for m in p1 p2 p3 p4 p5 p6 fail-m fail-p none patatt \
 	    patatt-fail patatt-cover; do
 		[ -f "$d/data/$m.eml" ] || continue
 		"$PATCHATTEST" check -c "$hconf" --header "$d/data/$m.eml" \
@@ -471,9 +486,12 @@ scenario keyring-gone-tempfail t-keyring-gone.lua main "OnError tempfail"
 defines="POLICY=uidmismatch"
 scenario uidmismatch t-policy.lua main "UIDMatch strict" \
     "AuthservID mx.test.example"
-defines="POLICY=stale"
-scenario stale t-policy.lua main "StalenessDays 30" \
-    "AuthservID mx.test.example"
+if [ -n "$have_clock" ]; then
+	scenario clock t-clock.lua empty "PatattKeyring $T/patatt/keyring" \
+	    "StalenessDays 30" "AuthservID mx.test.example"
+else
+	skip "clock" "patatt cannot sign with its clock set"
+fi
 
 if [ -n "$have_patatt" ]; then
 	scenario patatt t-patatt.lua empty "PatattKeyring $T/patatt/keyring" \

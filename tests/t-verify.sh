@@ -192,10 +192,8 @@ expect "strict: a patch by the key's own user passes" pass \
 sed 's/^Date: .*/Date: Mon, 24 Feb 2070 21:13:02 -0800/' \
     "$seeds"/002-*.patch >"$T/late.eml"
 printf 'StalenessDays 30\n' | cat "$conf" - >"$T/stale.conf"
-expect "mail dated long after the signature: stale" stale \
-    "$(verdict "$T/stale.conf" "$T/late.eml")"
-printf 'StalenessDays 0\n' | cat "$conf" - >"$T/nostale.conf"
-expect "StalenessDays 0: no limit" pass "$(verdict "$T/nostale.conf" "$T/late.eml")"
+expect "mail dated long after the signature: its Date decides nothing" \
+    pass "$(verdict "$T/stale.conf" "$T/late.eml")"
 
 # Incremental: one more commit in epoch 1 is the only entry read.
 blob=$(git --git-dir="$T/pi/git/1.git" hash-object -w "$T/plain.eml")

@@ -4,6 +4,9 @@
 #
 #   pass        filed into "patches.attested"
 #   fail        flagged (\Flagged) and filed into "patches.FAILED"
+#   none; dkim= nobody's signature, but the author's domain vouches (a
+#               DKIM signature of it that the MTA's verifier passed):
+#               filed into "patches.domain"
 #   the rest    (none, nokey, untrusted, uidmismatch, stale, temperror,
 #               and mail without the header) left to the rules after
 #               this script, or to the inbox
@@ -36,5 +39,13 @@ if header :index 1 :matches "X-Patch-Attested" ["pass", "pass;*"] {
 
 if header :index 1 :matches "X-Patch-Attested" ["fail", "fail;*"] {
 	fileinto :create :flags "\\Flagged" "patches.FAILED";
+	stop;
+}
+
+# dkim= comes right after the result (and scheme=); further on, a
+# reason's text could hold the word.
+if header :index 1 :matches "X-Patch-Attested" ["none; dkim=*",
+    "none; scheme=patatt; dkim=*", "none; scheme=v0.1; dkim=*"] {
+	fileinto :create "patches.domain";
 	stop;
 }

@@ -22,6 +22,7 @@
 #define CONFIG_NAME_MAX	32	/* longest key name the hints compare */
 #define CONFIG_HINT	2	/* largest edit distance worth a hint */
 #define CONFIG_SHOW	64	/* bytes of a bad value quoted in a message */
+#define CONFIG_WORD_GAPS	" \t,"	/* between the words of a line */
 
 /* CONFIG_CHOICE values are stored through an int pointer. */
 _Static_assert(sizeof(enum archive_type) == sizeof(int), "enum size");
@@ -76,7 +77,12 @@ const struct config_key config_keys[] = {
 	    "address." },
 	{ "StalenessDays", CONFIG_INT, "30", 0, 36500, NULL,
 	    OFF(staleness_days),
-	    "Days an attestation may predate the mail it covers; 0: no limit." },
+	    "Days an attestation may be older than the mail's arrival; 0: no "
+	    "limit." },
+	{ "MaxClockSkew", CONFIG_INT, "300", 0, 86400, NULL,
+	    OFF(max_clock_skew),
+	    "Seconds a signing time may lie after the mail's arrival (a "
+	    "signer's clock ahead); later is stale; 0: no limit." },
 
 	{ "Socket", CONFIG_TEXT, "local:/run/patchattest/patchattest.sock",
 	    0, 0, NULL, OFF(socket),
@@ -108,6 +114,10 @@ const struct config_key config_keys[] = {
 	    "marked temperror." },
 	{ "AuthservID", CONFIG_TEXT, NULL, 0, 0, NULL, OFF(authserv_id),
 	    "This host's name in Authentication-Results; unset: none added." },
+	{ "TrustedAuthservIDs", CONFIG_WORDS, NULL, 0, 0, NULL,
+	    OFF(trusted_authserv_ids),
+	    "authserv-ids of the MTA's DKIM verifiers whose "
+	    "Authentication-Results are read; unset: none." },
 	{ "OnFail", CONFIG_CHOICE, "accept", 0, 0, actions, OFF(on_fail),
 	    "What to do with a patch whose attestation it contradicts." },
 	{ "OnNone", CONFIG_CHOICE, "accept", 0, 0, actions, OFF(on_none),
@@ -172,6 +182,9 @@ const size_t config_nkeys = NKEYS;
 _Static_assert(NKEYS <= CONFIG_KEYS_MAX, "CONFIG_KEYS_MAX is too small");
 
 /* What the sample configuration shows for a key without a default. */
+static const char config_words_doc[] = "Names are separated by spaces or "
+    "commas; several lines add up.";
+
 static const char *const config_placeholder[] = {
 	[CONFIG_PATH] = "PATH",
 	[CONFIG_TEXT] = "TEXT",
@@ -179,6 +192,7 @@ static const char *const config_placeholder[] = {
 	[CONFIG_MODE] = "MODE",
 	[CONFIG_CHOICE] = "WORD",
 	[CONFIG_PATHS] = "PATH",
+	[CONFIG_WORDS] = "NAME...",
 };
 
 /* The file being read: where problems go and what to prefix them with. */
@@ -207,6 +221,9 @@ static int	config_unquote(char *, const struct config_key *,
 static void	config_set(struct pa_config *, const struct config_key *,
 		    const char *, struct config_file *);
 static void	config_line(struct pa_config *, char *, struct config_file *);
+static void	config_list_add(struct config_list *, const char *, size_t,
+		    struct config_file *);
+static int	config_is_list(enum config_type);
 static int	config_getline(FILE *, char *, size_t, int *);
 
 /* config_problem - count a problem and start its "PATH:LINE: " line */
@@ -358,36 +375,59 @@ config_unquote(char *s, const struct config_key *k, struct config_file *cf)
 	return 0;
 }
 
+/* config_is_list - keys of this type may be given on several lines */
+static int
+config_is_list(enum config_type type)
+{
+	return type == CONFIG_PATHS || type == CONFIG_WORDS;
+}
+
+/* config_list_add - len bytes of value as one more value of list */
+static void
+config_list_add(struct config_list *list, const char *value, size_t len,
+    struct config_file *cf)
+{
+	unsigned long *lines;
+	char **grown;
+
+	if ((lines = realloc(list->line, (list->n + 1) *
+	    sizeof(*list->line))) != NULL)
+		list->line = lines;
+	if (lines == NULL || (grown = realloc(list->v, (list->n + 1) *
+	    sizeof(*list->v))) == NULL) {
+		cf->nomem = 1;
+		return;
+	}
+	list->v = grown;
+	if ((grown[list->n] = strndup(value, len)) == NULL) {
+		cf->nomem = 1;
+		return;
+	}
+	list->line[list->n++] = cf->lineno;
+}
+
 /* config_set - store value (non-empty) in key k's field; problems go to cf */
 static void
 config_set(struct pa_config *cfg, const struct config_key *k,
     const char *value, struct config_file *cf)
 {
 	char *field = (char *)cfg + k->offset, *p;
-	struct config_list *list;
 	struct sbuf *sb;
-	unsigned long *lines;
-	char **grown;
 	long n;
 	size_t i;
 
 	switch (k->type) {
 	case CONFIG_PATHS:
-		list = (struct config_list *)(void *)field;
-		if ((lines = realloc(list->line, (list->n + 1) *
-		    sizeof(*list->line))) != NULL)
-			list->line = lines;
-		if (lines == NULL || (grown = realloc(list->v, (list->n + 1) *
-		    sizeof(*list->v))) == NULL) {
-			cf->nomem = 1;
-			return;
+		config_list_add((struct config_list *)(void *)field, value,
+		    strlen(value), cf);
+		return;
+	case CONFIG_WORDS:
+		for (p = (char *)value; *p != '\0'; p += n) {
+			p += strspn(p, CONFIG_WORD_GAPS);
+			if ((n = (long)strcspn(p, CONFIG_WORD_GAPS)) > 0)
+				config_list_add((struct config_list *)(void *)
+				    field, p, (size_t)n, cf);
 		}
-		list->v = grown;
-		if ((grown[list->n] = strdup(value)) == NULL) {
-			cf->nomem = 1;
-			return;
-		}
-		list->line[list->n++] = cf->lineno;
 		return;
 	case CONFIG_PATH:
 	case CONFIG_TEXT:
@@ -474,7 +514,7 @@ config_line(struct pa_config *cfg, char *line, struct config_file *cf)
 		return;
 	}
 	i = (size_t)(k - config_keys);
-	if (seen[i] && k->type != CONFIG_PATHS) {
+	if (seen[i] && !config_is_list(k->type)) {
 		sbuf_addf(config_problem(cf), "%s given twice (first on line "
 		    "%lu)\n", k->name, seen[i]);
 		return;
@@ -585,7 +625,7 @@ config_release(struct pa_config *cfg)
 		    config_keys[i].type == CONFIG_TEXT) {
 			free(*p);
 			*p = NULL;
-		} else if (config_keys[i].type == CONFIG_PATHS) {
+		} else if (config_is_list(config_keys[i].type)) {
 			for (j = 0; j < list->n; j++)
 				free(list->v[j]);
 			free(list->v);
@@ -709,6 +749,8 @@ config_write_sample(FILE *fp)
 		if (k->type == CONFIG_PATHS)
 			fprintf(fp, "# Give it on several lines for several "
 			    "values.\n");
+		if (k->type == CONFIG_WORDS)
+			fprintf(fp, "# %s\n", config_words_doc);
 		if (k->type == CONFIG_CHOICE) {
 			fputs("# One of:", fp);
 			for (j = 0; k->choices[j] != NULL; j++)
@@ -763,6 +805,8 @@ config_write_man(FILE *fp)
 		if (k->type == CONFIG_PATHS)
 			fputs("Give it on several lines for several values.\n",
 			    fp);
+		if (k->type == CONFIG_WORDS)
+			fprintf(fp, "%s\n", config_words_doc);
 		if (k->type == CONFIG_CHOICE) {
 			fputs("One of", fp);
 			for (j = 0; k->choices[j] != NULL; j++) {

@@ -12,7 +12,8 @@
  * after white space starts a comment; blank lines are ignored.  The value
  * is the rest of the line without surrounding white space, or a string in
  * double quotes (keeping spaces and "#"; \" and \\ are the escapes).  A
- * key is given once, except a CONFIG_PATHS key, whose lines add up.
+ * key is given once, except a CONFIG_PATHS or CONFIG_WORDS key, whose
+ * lines add up.
  * Lines are at most CONFIG_LINE_MAX bytes; the file is a regular file of
  * at most CONFIG_FILE_MAX bytes (a device, a FIFO or a folder is refused).
  *
@@ -94,7 +95,7 @@ enum yes_no {
 
 #define CONFIG_KEYS_MAX	64	/* rows of config_keys[], with room */
 
-/* A key given once per line, each line adding one value, in order. */
+/* A key given on several lines, each adding values, in order. */
 struct config_list {
 	char		**v;		/* n strings, owned by the struct */
 	unsigned long	 *line;		/* the line each was given on */
@@ -110,6 +111,7 @@ struct pa_config {
 	enum trust_model	 trust_model;
 	enum uid_match		 uid_match;
 	long			 staleness_days;	/* 0: no limit */
+	long			 max_clock_skew;	/* seconds, 0: no limit */
 
 	/* The milter's daemon */
 	char			*socket;
@@ -124,6 +126,7 @@ struct pa_config {
 	/* The milter's work */
 	long			 max_body;	/* bytes */
 	char			*authserv_id;	/* NULL: no A-R header */
+	struct config_list	 trusted_authserv_ids;	/* the verifiers' */
 	enum action		 on_fail, on_none, on_untrusted, on_nokey,
 				 on_stale, on_uidmismatch;
 	enum on_error		 on_error;
@@ -153,8 +156,11 @@ enum config_type {
 	CONFIG_INT,		/* long, within min..max */
 	CONFIG_MODE,		/* long, octal, within min..max */
 	CONFIG_CHOICE,		/* an enum: the index of the word in choices */
-	CONFIG_PATHS		/* struct config_list of paths: the key may
+	CONFIG_PATHS,		/* struct config_list of paths: the key may
 				   be given several times */
+	CONFIG_WORDS		/* struct config_list of words: several on
+				   a line (white space or commas between)
+				   or on several lines add up */
 };
 
 struct config_key {

@@ -2,8 +2,9 @@
 /*
  * mail.h - the public header of lib/mail/, for the layers above and the
  * programs: mail read the way git mailinfo reads it: messages, MIME parts, the
- * author and date, mboxes, mailinfo's split, encoded header words, and
- * what an arrival record keeps beside the hashes (patch-id, trailers).
+ * author and date, mboxes, mailinfo's split, encoded header words, the
+ * Authentication-Results of the MTA's verifiers, and what an arrival
+ * record keeps beside the hashes (patch-id, trailers).
  * The i/m/p hashes themselves are in patchattest.h (msghash).
  */
 #ifndef PA_MAIL_LAYER_H
@@ -19,5 +20,6 @@
 #include "patchid.h"
 #include "trailers.h"
 #include "patchfacts.h"
+#include "authres.h"
 
 #endif

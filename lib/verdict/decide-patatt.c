@@ -5,8 +5,8 @@
  *
  * A signature that verifies is judged like a 2020 document: a key by
  * being in a patatt keyring folder the admin keeps (whatever its kind),
- * an OpenPGP key of the GnuPG home by the trust model; then UIDMatch and
- * StalenessDays.
+ * an OpenPGP key of the GnuPG home by the trust model; then UIDMatch,
+ * StalenessDays and MaxClockSkew against the mail's arrival.
  */
 #include "config.h"
 
@@ -124,8 +124,6 @@ static void
 judge_signature(const struct patatt_context *j, const struct patatt_sig *s,
     struct decision *c)
 {
-	long days;
-
 	memset(c, 0, sizeof(*c));
 	c->scheme = SCHEME_PATATT;
 	c->signed_at = s->signed_at;
@@ -182,13 +180,9 @@ judge_signature(const struct patatt_context *j, const struct patatt_sig *s,
 		c->result = VERDICT_UIDMISMATCH;
 		snprintf(c->reason, sizeof(c->reason), "the signer %s is not "
 		    "the author <%s>", s->identity, j->author ? j->author : "");
-	} else if (j->cfg->staleness_days > 0 && j->mail_date != 0 &&
-	    s->signed_at != 0 && (days = (long)((j->mail_date -
-	    s->signed_at) / 86400)) > j->cfg->staleness_days) {
-		c->result = VERDICT_STALE;
-		snprintf(c->reason, sizeof(c->reason), "signed %ld days "
-		    "before the mail's date", days);
-	}
+	} else
+		c->result = decide_signing_time(j->cfg, s->signed_at, j->now,
+		    c->reason, sizeof(c->reason));
 	if (s->result == PATATT_OFFERED)
 		first_use(j, s, c);
 }

@@ -73,6 +73,9 @@ struct decider {
 	int			 temperror;
 	int			 lasting;	/* ... for good: too big */
 	char			 temperror_why[sizeof(((struct pa_err *)0)->msg)];
+	struct authres		 ar;		/* one field, being read */
+	char			 dkim_domain[AUTHRES_DOMAIN_MAX];
+	unsigned		 authres_ignored;
 };
 
 /* A verdict in the making: the best one found so far wins. */
@@ -256,13 +259,9 @@ record_verdict(const struct record_facts *f, const struct pa_config *cfg,
 		d->result = VERDICT_UIDMISMATCH;
 		snprintf(d->reason, sizeof(d->reason), "no user ID of the signing "
 		    "key has the author's address <%s>", f->author);
-	} else if (cfg->staleness_days > 0 &&
-	    f->days_before > cfg->staleness_days) {
-		d->result = VERDICT_STALE;
-		snprintf(d->reason, sizeof(d->reason), "attested %ld days before "
-		    "the mail was sent (StalenessDays %ld)", f->days_before,
-		    cfg->staleness_days);
-	}
+	} else
+		d->result = decide_signing_time(cfg, f->signed_at, f->arrived,
+		    d->reason, sizeof(d->reason));
 }
 
 /* judge_record - what one indexed record says about the message's entry e */
@@ -270,8 +269,8 @@ static void
 judge_record(struct decider *d, const struct msghash_entry *e,
     const struct att_hit *hit, struct candidate *best)
 {
-	struct record_facts f = { hit->doc.status, 0, PGP_KEY_MISSING, 0, -1,
-		hit->doc.fpr, d->email.buf };
+	struct record_facts f = { hit->doc.status, 0, PGP_KEY_MISSING, 0,
+		hit->doc.when, hit->doc.fpr, d->email.buf, d->now };
 	struct decision c;
 	struct pgp_key key;
 	struct pa_err err;
@@ -299,8 +298,6 @@ judge_record(struct decider *d, const struct msghash_entry *e,
 		}
 		f.author_uid = pick_uid(d, &key, c.signer, sizeof(c.signer));
 	}
-	if (d->date != 0 && hit->doc.when != 0)
-		f.days_before = (long)((d->date - hit->doc.when) / 86400);
 	record_verdict(&f, d->cfg, &c);
 	if (c.result != VERDICT_FAIL && c.signer[0] == '\0' &&
 	    hit->doc.uids[0] != '\0')
@@ -422,6 +419,80 @@ first_key(void *arg, const char *identity, const char *key, int pin,
 	return TOFU_UNKNOWN;
 }
 
+/*
+ * trusted_verifier - id is one of TrustedAuthservIDs, and not ours: a
+ * field claiming our name came from outside (and is removed)
+ */
+static int
+trusted_verifier(const struct pa_config *cfg, const char *id)
+{
+	size_t k;
+
+	if (cfg->authserv_id != NULL && strcasecmp(id, cfg->authserv_id) == 0)
+		return 0;
+	for (k = 0; k < cfg->trusted_authserv_ids.n; k++)
+		if (strcasecmp(id, cfg->trusted_authserv_ids.v[k]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * aligned - dkim_d (lower case) is domain or a parent of it (a name with
+ * a dot: a top-level domain vouches for nobody)
+ */
+static int
+aligned(const char *domain, const char *dkim_d)
+{
+	size_t a = strlen(domain), n = strlen(dkim_d);
+
+	if (n == 0 || n > a || strchr(dkim_d, '.') == NULL ||
+	    strspn(dkim_d, "abcdefghijklmnopqrstuvwxyz0123456789.-") != n)
+		return 0;
+	return strcasecmp(domain + a - n, dkim_d) == 0 &&
+	    (a == n || domain[a - n - 1] == '.');
+}
+
+/*
+ * vouched - the longest header.d of a dkim=pass, from a trusted verifier,
+ * that the author's domain is or is below, into d->dkim_domain; the
+ * fields of other authserv-ids came from outside and are only counted
+ */
+static void
+vouched(struct decider *d, const struct mailmsg *msg)
+{
+	static const char name[] = "Authentication-Results";
+	const struct mailmsg_field *f;
+	const struct authres_result *r;
+	const char *text, *domain;
+	size_t k, j, len, n = sizeof(name) - 1;
+
+	d->dkim_domain[0] = '\0';
+	d->authres_ignored = 0;
+	if (d->cfg->trusted_authserv_ids.n == 0)
+		return;
+	domain = strrchr(d->email.buf, '@');
+	text = mailmsg_text(msg, &len);
+	for (k = 0; k < mailmsg_nfields(msg); k++) {
+		f = mailmsg_field(msg, k);
+		if (f->namelen != n || strncasecmp(text + f->off, name, n) != 0)
+			continue;
+		if (authres_parse(&d->ar, text + f->off + n + 1, f->len - n - 1)
+		    != 0 || !trusted_verifier(d->cfg, d->ar.id)) {
+			d->authres_ignored++;
+			continue;
+		}
+		for (j = 0; domain != NULL && j < d->ar.n; j++) {
+			r = &d->ar.r[j];
+			if (strcmp(r->method, "dkim") == 0 &&
+			    strcmp(r->result, "pass") == 0 &&
+			    aligned(domain + 1, r->header_d) &&
+			    strlen(r->header_d) > strlen(d->dkim_domain))
+				memcpy(d->dkim_domain, r->header_d,
+				    sizeof(d->dkim_domain));
+		}
+	}
+}
+
 /* has_diff - some variant of the patch has a diff (not only a diffstat) */
 static int
 has_diff(const struct msghash *h)
@@ -476,6 +547,7 @@ decide_begin(struct decider *d, const struct mailmsg *msg, time_t now)
 	    maildate_parse(v, len, &d->date) != 0)
 		d->date = 0;
 	author(d, msg);
+	vouched(d, msg);
 	return 0;
 }
 
@@ -512,8 +584,8 @@ attested(struct decider *d, const char *ix_fault, struct decision *out)
 static void
 signed_by(struct decider *d, struct decision *out)
 {
-	struct patatt_context j = { d->cfg, d->keys, d->pgp, NULL, d->date,
-		d->now, first_key, d };
+	struct patatt_context j = { d->cfg, d->keys, d->pgp, NULL, d->now,
+		first_key, d };
 	struct decision pt;
 
 	if (d->patatt_failed) {
@@ -549,6 +621,8 @@ decide_end(struct decider *d, struct attindex *ix, const char *ix_fault,
 		signed_by(d, out);
 	out->has_patch = d->has_patch;
 	out->mail_date = d->date;
+	memcpy(out->dkim_domain, d->dkim_domain, sizeof(out->dkim_domain));
+	out->authres_ignored = d->authres_ignored;
 	d->ix = NULL;
 }
 

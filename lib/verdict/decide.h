@@ -36,7 +36,8 @@
 
 enum verdict {
 	VERDICT_PASS,		/* attested by a trusted key, policy met */
-	VERDICT_STALE,		/* ... but signed too long before the mail */
+	VERDICT_STALE,		/* ... but signed too long before the mail
+				   arrived, or after it */
 	VERDICT_UIDMISMATCH,	/* ... but no user ID has the author's address */
 	VERDICT_UNTRUSTED,	/* signed by a key that is not trusted */
 	VERDICT_NOKEY,		/* signed by a key we do not have */
@@ -83,6 +84,13 @@ struct decision {
 	char		 tofu_key[256];		/* the key this message pinned
 						   for identity (PatattTOFU),
 						   or "" */
+	/* What the author's domain vouches for, whatever the verdict: the
+	   header.d of a dkim=pass that a verifier of TrustedAuthservIDs
+	   wrote, the author's domain or a parent of it; or "". */
+	char		 dkim_domain[256];
+	unsigned	 authres_ignored;	/* Authentication-Results
+						   fields not read: another
+						   authserv-id, or malformed */
 };
 
 struct decider;
@@ -114,7 +122,8 @@ void	decider_use_pins(struct decider *, struct pins *pins, int record);
 /*
  * decide_begin - the first step on msg, which must stay unchanged until
  * decide_end(): 0, or PA_ENOPATCH (no patch, no signature: stop here).
- * now is the time keys' expiry and AttestationWait are judged at.
+ * now is the mail's arrival: the time keys' expiry, AttestationWait and
+ * the signing times (decide_signing_time()) are judged at.
  */
 int	decide_begin(struct decider *, const struct mailmsg *msg, time_t now);
 
@@ -141,18 +150,32 @@ struct record_facts {
 	enum pgp_keystate	 key;		/* the signing key, today */
 	int			 author_uid;	/* a user ID has the author's
 						   address */
-	long			 days_before;	/* signed this many days before
-						   the mail's date; -1: unknown */
+	time_t			 signed_at;	/* the document's signing
+						   time; 0: unknown */
 	const char		*fpr;		/* the signing key, as signed */
 	const char		*author;	/* the author's address */
+	time_t			 arrived;	/* the mail's arrival; 0:
+						   unknown */
 };
 
 /*
  * record_verdict - the 2020 verdict on facts under cfg (TrustModel,
- * UIDMatch, StalenessDays): d's result, differs and reason
+ * UIDMatch, StalenessDays, MaxClockSkew): d's result, differs and reason
  */
 void	record_verdict(const struct record_facts *, const struct pa_config *cfg,
 	    struct decision *d);
+
+/*
+ * decide_signing_time - a signature made at signed_at on a mail that
+ * arrived (the milter's clock, never the mail's Date) at arrived, under
+ * cfg's StalenessDays and MaxClockSkew: VERDICT_PASS, or VERDICT_STALE
+ * when it was made too long before the arrival or too long after it (the
+ * signer's clock, or the signing time, is wrong), with the reason in
+ * reason.  Either time 0 (unknown) passes.
+ */
+enum verdict	decide_signing_time(const struct pa_config *cfg,
+		    time_t signed_at, time_t arrived, char *reason,
+		    size_t size);
 
 /* PatattTOFU: an identity's offered key against its pin. */
 enum tofu_seen {
@@ -167,7 +190,7 @@ enum tofu_seen {
  * What decide_patatt() needs to judge patatt signatures: the policy, the
  * keyring folders (to name key files within them), a GnuPG context for
  * the state of OpenPGP keys of the GnuPG home, the mail's author address
- * and date, and for PatattTOFU a function that compares an identity's
+ * and its arrival (now), and for PatattTOFU a function that compares an identity's
  * offered key with its pin, and pins it when pin is set and the identity
  * has none (*pinned: the pin it has, when it has one).
  */
@@ -177,7 +200,7 @@ struct patatt_context {
 	const struct patatt_keyring *keys;
 	struct pgp		*pgp;
 	const char		*author;	/* address, or NULL */
-	time_t			 mail_date, now;
+	time_t			 now;		/* the mail's arrival */
 	enum tofu_seen		(*tofu)(void *, const char *identity,
 				    const char *key, int pin,
 				    struct pin *pinned);

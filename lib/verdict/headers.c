@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "base.h"
+#include "mail.h"
 #include "headers.h"
 
 /* What each verdict is called as an RFC 8601 result. */
@@ -29,8 +30,11 @@ static const char *const authres_words[] = {
 int
 header_verdict(const struct decision *d, struct sbuf *out)
 {
-	/* The result, the scheme that gave it, its details, each scheme's. */
-	static const int order[] = { 0, 6, 1, 2, 3, 4, 5, 7, 8 };
+	/*
+	 * The result, the scheme that gave it, the domain that vouches (on
+	 * the first line, for rules), its details, each scheme's.
+	 */
+	static const int order[] = { 0, 6, 9, 1, 2, 3, 4, 5, 7, 8 };
 	struct sbuf item;
 	struct tm tm;
 	char date[16];
@@ -40,7 +44,7 @@ header_verdict(const struct decision *d, struct sbuf *out)
 	sbuf_init(&item, 1024);
 	col = strlen("X-Patch-Attested: ");
 
-	for (i = 0; i < 9; i++) {
+	for (i = 0; i < (int)(sizeof(order) / sizeof(order[0])); i++) {
 		sbuf_reset(&item);
 		switch (order[i]) {
 		case 0:
@@ -60,6 +64,10 @@ header_verdict(const struct decision *d, struct sbuf *out)
 			if (d->has_patatt)
 				sbuf_addf(&item, "patatt=%s",
 				    verdict_name(d->patatt));
+			break;
+		case 9:
+			if (d->dkim_domain[0])
+				sbuf_addf(&item, "dkim=%s", d->dkim_domain);
 			break;
 		case 1:
 			if (d->attid[0])
@@ -128,6 +136,21 @@ authres_patatt(struct sbuf *out, size_t *col, struct sbuf *item,
 	}
 }
 
+/*
+ * authres_dkim - in the resinfo just written, the domain whose DKIM
+ * signature a trusted verifier passed (letters, digits, '.' and '-' only)
+ */
+static void
+authres_dkim(struct sbuf *out, size_t *col, struct sbuf *item,
+    const struct decision *d)
+{
+	if (d->dkim_domain[0] == '\0')
+		return;
+	sbuf_reset(item);
+	sbuf_addf(item, "policy.dkim-domain=%s", d->dkim_domain);
+	hdrfmt_item(out, col, " ", item->buf, item->len);
+}
+
 /* authres_v01 - the resinfo of the 2020 scheme's attestation */
 static void
 authres_v01(struct sbuf *out, size_t *col, struct sbuf *item,
@@ -161,53 +184,25 @@ header_authres(struct sbuf *out, const char *authserv_id,
 	sbuf_addf(&item, "%s", authserv_id);
 	hdrfmt_item(out, &col, "", item.buf, item.len);
 	/* Each scheme that had a say: the 2020 one only on a patch. */
-	if (d->has_patch)
+	if (d->has_patch) {
 		authres_v01(out, &col, &item, d);
-	if (d->has_patatt)
+		authres_dkim(out, &col, &item, d);
+	}
+	if (d->has_patatt) {
 		authres_patatt(out, &col, &item, d);
+		if (!d->has_patch)
+			authres_dkim(out, &col, &item, d);
+	}
 	sbuf_release(&item);
 	return sbuf_failed(out);
-}
-
-/* skip_cfws - past white space and (nested) comments */
-static size_t
-skip_cfws(const char *v, size_t len, size_t i)
-{
-	int depth = 0;
-
-	for (; i < len; i++) {
-		if (v[i] == '(')
-			depth++;
-		else if (v[i] == ')' && depth > 0)
-			depth--;
-		else if (v[i] == '\\' && depth > 0 && i + 1 < len)
-			i++;
-		else if (depth == 0 && !strchr(" \t\r\n", v[i]))
-			break;
-	}
-	return i;
 }
 
 int
 header_authres_ours(const char *v, size_t len, const char *authserv_id)
 {
-	size_t i, start, idlen = strlen(authserv_id), n;
+	/* An ID that does not fit is longer than ours (a line of config). */
+	char id[CONFIG_LINE_MAX + 1];
 
-	start = i = skip_cfws(v, len, 0);
-	if (i < len && v[i] == '"') {
-		/* a quoted-string: compare what it says, escapes undone */
-		for (i++, n = 0; i < len && v[i] != '"'; i++, n++) {
-			if (v[i] == '\\' && i + 1 < len)
-				i++;
-			if (n >= idlen || ascii_lower(v[i]) !=
-			    ascii_lower(authserv_id[n]))
-				return 0;
-		}
-		return i < len && n == idlen && idlen > 0;
-	}
-	/* a token; "/version" after it still names us */
-	while (i < len && !strchr(" \t\r\n;(/", v[i]))
-		i++;
-	return i - start == idlen && idlen > 0 &&
-	    strncasecmp(v + start, authserv_id, idlen) == 0;
+	return authres_id(id, sizeof(id), v, len) == 0 &&
+	    strcasecmp(id, authserv_id) == 0;
 }

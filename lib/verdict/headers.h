@@ -17,8 +17,9 @@
 #define HEADER_AR_PATATT	"x-patatt"		/* patatt's */
 
 /*
- * header_verdict - the X-Patch-Attested value of d, appended to out;
- * returns out's failure
+ * header_verdict - the X-Patch-Attested value of d, appended to out:
+ * "RESULT; [scheme=SCHEME; ][dkim=DOMAIN; ]attid=..." and the rest, dkim=
+ * when the author's domain vouches (d->dkim_domain); returns out's failure
  */
 int	header_verdict(const struct decision *d, struct sbuf *out);
 
@@ -27,7 +28,9 @@ int	header_verdict(const struct decision *d, struct sbuf *out);
  * authserv_id: "ID; x-patch-attest=RESULT reason=... policy.attid=ID"
  * when the mail has a patch, then, when it has patatt signatures,
  * "; x-patatt=RESULT reason=... header.i=IDENTITY header.a=ALGORITHM";
- * folded.  Appends to out; returns out's failure.
+ * the first of them ends in "policy.dkim-domain=DOMAIN" when the author's
+ * domain vouches (d->dkim_domain); folded.  Appends to out; returns out's
+ * failure.
  */
 int	header_authres(struct sbuf *out, const char *authserv_id,
 	    const struct decision *d);

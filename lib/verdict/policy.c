@@ -130,6 +130,8 @@ policy_logline(struct sbuf *out, const char *qid, const char *msgid,
 	else if (d->has_patatt)
 		sbuf_addf(out, " scheme=patatt patatt=%s",
 		    verdict_name(d->patatt));
+	if (d->dkim_domain[0] != '\0')
+		sbuf_addf(out, " dkim=%s", d->dkim_domain);
 	sbuf_addf(out, " action=%s", action_names[o->action]);
 	if (d->reason[0] != '\0') {
 		sbuf_addstr(out, " reason=");

@@ -7,16 +7,17 @@
 # usage: tests/fuzz/run.sh [SECONDS [TARGET...]]
 #
 # TARGET is msghash, mailpush, attdoc, patatt, openpgp, keyfile, config,
-# pins, ledger, patchid, trailers, arrival, callbacks or torture (default:
-# all).  msghash and mailpush feed mail to the hashing, patchid patch text
-# to the patch-id, trailers commit messages to the trailer reader, arrival
-# mail to what an arrival record keeps of it, attdoc documents to their
+# pins, ledger, patchid, trailers, arrival, authres, callbacks or torture
+# (default: all).  msghash and mailpush feed mail to the hashing, patchid
+# patch text to the patch-id, trailers commit messages to the trailer
+# reader, arrival mail to what an arrival record keeps of it, attdoc documents to their
 # parser, patatt signed mail to the verifier, openpgp OpenPGP signed
 # messages (patatt's b=) to the packet reader and librnp, keyfile patatt
 # keyring files (ed25519, OpenPGP, OpenSSH) to their parsers, config
 # configuration files to the parser, pins records to the first-use pins,
 # ledger the stored values of arrival records and signing habits to their
-# decoders, callbacks sequences of libmilter callbacks to the milter
+# decoders, authres Authentication-Results values to their reader,
+# callbacks sequences of libmilter callbacks to the milter
 # (fakemilter.c stands in for libmilter); torture makes every allocation
 # of the seed series' way through the milter fail in turn (no sanitizer:
 # it replaces malloc).
@@ -34,7 +35,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-300}
 [ $# -gt 0 ] && shift
 targets=${*:-msghash mailpush attdoc patatt openpgp keyfile config pins ledger \
-    patchid trailers arrival callbacks torture}
+    patchid trailers arrival authres callbacks torture}
 corpus=${PATCHATTEST_CORPUS:-$src/../shared/corpus}
 build=${FUZZ_BUILD:-$(mktemp -d "${TMPDIR:-/tmp}/patchattest-fuzz.XXXXXX")}
 flags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
@@ -143,6 +144,15 @@ out += bytes([6, 7]) + s(body[:65535]) + bytes([8, 10])
 open(sys.argv[2], "wb").write(out)
 EOF
 		done
+		;;
+	authres)
+		# as OpenDKIM and rspamd write them, with comments and quotes
+		printf '%s' 'dkim.test.example; dkim=pass (2048-bit key;
+	unprotected) header.d=example.org header.i=@example.org
+	header.a=rsa-sha256 header.s=t1 header.b=AbCd+/12' >"$dest/opendkim"
+		printf '%s' '"mx.example.net" 1; dkim/1=pass header.d="kernel.org";
+	dmarc=pass (policy=none) header.from=kernel.org; spf=pass
+	smtp.mailfrom=dev@kernel.org; none' >"$dest/rspamd"
 		;;
 	pins)
 		# a pin as the store keeps it, and one too short to be one

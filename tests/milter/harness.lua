@@ -10,10 +10,10 @@
 --            then send() reports no actions)
 --   DATA     directory of prepared mail: p1.eml..p6.eml (seeds 002..007),
 --            fail-m.eml and fail-p.eml (seed 002 with a line of its
---            commit message or diff changed), late.eml (seed 002 dated
---            2070), none.eml (a patch nobody attested), plain.eml,
---            cover.eml (the series' cover letter), doc.eml (the
---            attestation document mail); and NAME.hdr: what "patchattest
+--            commit message or diff changed), none.eml (a patch
+--            nobody attested), plain.eml, cover.eml (the series' cover
+--            letter), doc.eml (the attestation document mail),
+--            clock-*.eml (t-clock.lua); and NAME.hdr: what "patchattest
 --            check --header" says of NAME.eml under this scenario's
 --            configuration
 --   (scenario-specific ones are named in each t-*.lua)
