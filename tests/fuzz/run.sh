@@ -10,8 +10,8 @@
 # pins, ledger, patchid, trailers, arrival, authres, callbacks or torture
 # (default: all).  msghash and mailpush feed mail to the hashing, patchid
 # patch text to the patch-id, trailers commit messages to the trailer
-# reader, arrival mail to what an arrival record keeps of it, attdoc documents to their
-# parser, patatt signed mail to the verifier, openpgp OpenPGP signed
+# reader, arrival mail to what an arrival record keeps of it, attdoc
+# documents to their parser, patatt signed mail to the verifier, openpgp OpenPGP signed
 # messages (patatt's b=) to the packet reader and librnp, keyfile patatt
 # keyring files (ed25519, OpenPGP, OpenSSH) to their parsers, config
 # configuration files to the parser, pins records to the first-use pins,
