@@ -208,7 +208,7 @@ deb_conf() {
 		sed "s|^Socket .*|Socket $1|" "$T/deb.conf" >"$T/deb.conf.tmp" &&
 		    mv "$T/deb.conf.tmp" "$T/deb.conf"
 	fi
-	grep -E '^(Archive|IndexPath|GnuPGHome|TrustModel|Syslog|PatattKeyring) ' \
+	grep -E '^(Archive|IndexPath|StateFile|GnuPGHome|TrustModel|Syslog|PatattKeyring) ' \
 	    "$PA_CONF" >>"$T/deb.conf"
 }
 

@@ -4,6 +4,9 @@
 #
 #   pass        filed into "patches.attested"
 #   fail        flagged (\Flagged) and filed into "patches.FAILED"
+#   unsigned-by-signer
+#               (a habitual signer's patch arriving unsigned) flagged and
+#               filed into "patches.unsigned-by-signer"
 #   the rest    (none, nokey, untrusted, uidmismatch, stale, temperror,
 #               and mail without the header) left to the rules after
 #               this script, or to the inbox
@@ -36,5 +39,11 @@ if header :index 1 :matches "X-Patch-Attested" ["pass", "pass;*"] {
 
 if header :index 1 :matches "X-Patch-Attested" ["fail", "fail;*"] {
 	fileinto :create :flags "\\Flagged" "patches.FAILED";
+	stop;
+}
+
+if header :index 1 :matches "X-Patch-Attested"
+    ["unsigned-by-signer", "unsigned-by-signer;*"] {
+	fileinto :create :flags "\\Flagged" "patches.unsigned-by-signer";
 	stop;
 }

@@ -1,0 +1,53 @@
+-- SPDX-License-Identifier: BSD-2-Clause
+-- t-habit.lua - signer memory: dev@example.org sends three patches signed
+-- by the real patatt tool with a key of the keyring folder (habit-1..3),
+-- then a patch in dev's name comes unsigned (habit-forged): it is
+-- unsigned-by-signer, the reason naming the habit; another author's
+-- unsigned patch (habit-other) is none.  ACTION=reject: the configuration
+-- has OnUnsignedBySigner reject, and the forged patch is refused.
+-- Configuration: AuthservID mx.test.example.
+dofile(HARNESS)
+
+local ID = "mx.test.example"
+
+run(function()
+	local conn = connect()
+	for i = 1, 3 do
+		local what = "dev's signed patch " .. i
+		local res = send(conn, mail("habit-" .. i))
+		expect_accepted(res, what)
+		local v = unfold(verdict(conn, res, what))
+		check(v:match("^pass; scheme=patatt; ") and
+		    v:match("key=ed25519/example%.org/dev/t1;"),
+		    "%s: header %s", what, show(v))
+	end
+	-- the records are committed by the ledger's own thread: a forger
+	-- comes later than a burst of mail takes to commit
+	os.execute("sleep 1")
+
+	local res = send(conn, mail("habit-forged"))
+	local reason = "dev@example.org signed 3 of its last 3 patches " ..
+	    "with ed25519/example.org/dev/t1; this one is unsigned"
+	if ACTION == "reject" then
+		local text = expect_reply(res, "550 5.7.1", "forged, reject")
+		check(text:find("Patch attestation unsigned-by-signer: ", 1,
+		    true) and text:find(reason, 1, true),
+		    "forged, reject: reply %s", show(text))
+		mt.disconnect(conn)
+		return
+	end
+	expect_accepted(res, "forged")
+	local v = unfold(verdict(conn, res, "forged"))
+	check(v:match("^unsigned%-by%-signer; attid=[%x%-]+; ") and
+	    v:find('reason="' .. reason .. '"', 1, true),
+	    "forged: header %s", show(v))
+	expect_authres(conn, res, ID, "policy", "unsigned-by-signer",
+	    attid(v), "forged")
+
+	res = send(conn, mail("habit-other"))
+	expect_accepted(res, "another author, unsigned")
+	v = unfold(verdict(conn, res, "another author, unsigned"))
+	check(v:match("^none; attid=[%x%-]+$"),
+	    "another author, unsigned: header %s", show(v))
+	mt.disconnect(conn)
+end)
