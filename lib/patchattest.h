@@ -150,6 +150,13 @@ int	msghash_compute(struct msghash *h, const struct mailmsg *,
 	    unsigned flags, struct pa_err *err);
 
 /*
+ * msghash_text - SHA-256 of a commit message computed the way m is: read
+ * as Python read the file (strict UTF-8, universal newlines).  0,
+ * PA_ENOHASH (not UTF-8: the tools made no m), or PA_ENOMEM.
+ */
+int	msghash_text(unsigned char out[32], const char *msg, size_t len);
+
+/*
  * msghash_attid - the attestation ID of the hashes i, m, p: their first
  * four bytes each in lower-case hex, "i[:8]-m[:8]-p[:8]", terminated
  */

@@ -29,6 +29,7 @@
 #include "patchattest.h"
 #include "base.h"
 #include "state.h"
+#include "ledger-int.h"	/* ledger_grow(), to grow the map at once */
 #include "tap.h"
 
 #define DAY		86400
@@ -510,6 +511,116 @@ test_bad_record(void)
 	ledger_close(l);
 }
 
+/* fill_disk - a file at path as large as the file system lets it be */
+static void
+fill_disk(const char *path)
+{
+	static const char block[4096];
+	int fd;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0)
+		return;
+	while (write(fd, block, sizeof(block)) == (ssize_t)sizeof(block))
+		;
+	while (write(fd, block, 1) == 1)
+		;
+	close(fd);
+}
+
+/* full_disk - the records of a ledger on a full file system at mnt */
+static void
+full_disk(const char *mnt)
+{
+	char path[512], filler[512];
+	struct ledger *l;
+	struct arrival a;
+	struct got g = { .n = 0 };
+	struct pa_err err = { "" }, first = { "" };
+	int i, n = 0, accepted = 0, rc;
+
+	snprintf(path, sizeof(path), "%s/l.mdb", mnt);
+	snprintf(filler, sizeof(filler), "%s/filler", mnt);
+	if (!tap_check_int(ledger_open(&l, path, 1, 1, 0, &err), 0,
+	    "a ledger on a small tmpfs"))
+		return;
+	fill_disk(filler);
+	fill(&a, 0, 1000);
+	tap_check_int(ledger_record(l, &a, &err), 0, "the disk full: a record "
+	    "is queued");
+	tap_check_int(ledger_sync(l, &first), PA_ERROR, "... is not written");
+	tap_check(strstr(first.msg, "No space left on device") != NULL,
+	    "... for want of space: %s", first.msg);
+	for (i = 1, rc = 0; i <= QUEUE && rc == 0; i++) {
+		fill(&a, i, 1000 + i);
+		if ((rc = ledger_record(l, &a, &err)) == 0)
+			accepted++;
+	}
+	tap_check_int(accepted, QUEUE - 1, "... then 4095 more are queued");
+	tap_check_int(rc, PA_ERROR, "... and the next refused");
+	tap_check(strstr(err.msg, "No space left on device; 4096 waiting") !=
+	    NULL && strstr(err.msg, path) != NULL, "... saying why: %s",
+	    err.msg);
+	unlink(filler);
+	for (i = 0, rc = PA_ERROR; i < 10 && rc != 0; i++)
+		rc = ledger_sync(l, &err);
+	tap_check_int(rc, 0, "space again: the queue is written");
+	ledger_each(l, 0, 1000 + QUEUE, count, &n, &err);
+	tap_check_int(n, QUEUE, "... all 4096 records, once");
+	tap_check_int(ledger_by_message_id(l, "msg4095@example.org", collect,
+	    &g, &err), 0, "... the last queued is there");
+	tap_check(g.n == 1 && g.a[0].copy == 1, "... once, as copy 1");
+	fill(&a, QUEUE, 9000);
+	tap_check_int(ledger_record(l, &a, &err), 0, "... and records are "
+	    "queued again");
+	tap_check_int(ledger_sync(l, &err), 0, "... and written");
+	ledger_close(l);
+}
+
+static void
+test_full_disk(void)
+{
+	const char *mnt = at("full");
+
+	if (geteuid() != 0) {
+		tap_skip("a full disk: mounting a tmpfs needs root");
+		return;
+	}
+	if (mkdir(mnt, 0700) != 0 || mount("tmpfs", mnt, "tmpfs", 0,
+	    "size=8m,mode=0700") != 0) {
+		tap_skip("a full disk: cannot mount a tmpfs: %s",
+		    strerror(errno));
+		return;
+	}
+	full_disk(mnt);
+	umount2(mnt, MNT_DETACH);
+}
+
+static void
+test_grow(void)
+{
+	struct ledger *l;
+	struct arrival a;
+	struct pa_err err;
+	size_t before;
+	int n = 0;
+
+	if (!tap_check_int(ledger_open(&l, at("grow.mdb"), 1, 1, 0, &err), 0,
+	    "a ledger whose map grows"))
+		return;
+	fill(&a, 1, 1000);
+	ledger_record(l, &a, &err);
+	ledger_sync(l, &err);
+	before = l->mapsize;
+	tap_check_int(ledger_grow(l), 0, "the map grown (as when it is full)");
+	tap_check(l->mapsize == 2 * before, "... to twice its size");
+	fill(&a, 2, 2000);
+	ledger_record(l, &a, &err);
+	tap_check_int(ledger_sync(l, &err), 0, "... records are written");
+	ledger_each(l, 0, 3000, count, &n, &err);
+	tap_check_int(n, 2, "... and read");
+	ledger_close(l);
+}
+
 int
 main(void)
 {
@@ -529,6 +640,8 @@ main(void)
 	test_threads();
 	test_damage();
 	test_bad_record();
+	test_full_disk();
+	test_grow();
 	tap_rmtree(dir);
 	return tap_done();
 }

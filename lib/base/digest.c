@@ -20,23 +20,32 @@ const unsigned char digest_empty[DIGEST_LEN] = {
  * OpenSSL 3 looks EVP_sha256() up in its provider tables at every
  * initialisation, under a lock; look it up once.
  */
-static EVP_MD		*sha256_md;
-static pthread_once_t	 sha256_once = PTHREAD_ONCE_INIT;
+static EVP_MD		*sha256_md, *sha1_md;
+static pthread_once_t	 md_once = PTHREAD_ONCE_INIT;
 
 static void
-sha256_fetch(void)
+md_fetch(void)
 {
 	sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+	sha1_md = EVP_MD_fetch(NULL, "SHA1", NULL);
 }
 
 static const EVP_MD *
 sha256(void)
 {
-	pthread_once(&sha256_once, sha256_fetch);
+	pthread_once(&md_once, md_fetch);
 	return sha256_md != NULL ? sha256_md : EVP_sha256();
+}
+
+static const EVP_MD *
+sha1(void)
+{
+	pthread_once(&md_once, md_fetch);
+	return sha1_md != NULL ? sha1_md : EVP_sha1();
 }
 #else
 #define sha256()	EVP_sha256()
+#define sha1()		EVP_sha1()
 #endif
 
 /*
@@ -51,15 +60,28 @@ failed(void)
 	return PA_ENOMEM;
 }
 
-void
-digest_init(struct digest *d)
+static void
+init_md(struct digest *d, const EVP_MD *md)
 {
 	d->failed = 0;
+	d->md = md;
 	d->ctx = EVP_MD_CTX_new();
-	if (d->ctx == NULL || EVP_DigestInit_ex(d->ctx, sha256(), NULL) != 1) {
+	if (d->ctx == NULL || EVP_DigestInit_ex(d->ctx, md, NULL) != 1) {
 		d->failed = 1;
 		(void)failed();
 	}
+}
+
+void
+digest_init(struct digest *d)
+{
+	init_md(d, sha256());
+}
+
+void
+digest_init_sha1(struct digest *d)
+{
+	init_md(d, sha1());
 }
 
 void
@@ -77,12 +99,12 @@ digest_final(struct digest *d, unsigned char out[DIGEST_LEN])
 	unsigned int n = 0;
 
 	if (d->failed || EVP_DigestFinal_ex(d->ctx, out, &n) != 1 ||
-	    n != DIGEST_LEN) {
+	    n != (unsigned)EVP_MD_size(d->md)) {
 		d->failed = 1;
 		return failed();
 	}
 	/* Ready for another message without a new allocation. */
-	if (EVP_DigestInit_ex(d->ctx, sha256(), NULL) != 1) {
+	if (EVP_DigestInit_ex(d->ctx, d->md, NULL) != 1) {
 		d->failed = 1;
 		(void)failed();
 	}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * digest - SHA-256 through OpenSSL's EVP interface.
+ * digest - SHA-256 through OpenSSL's EVP interface, and SHA-1 for the ids
+ * git computes with it (patch-id).
  *
  * A struct digest lives on the caller's storage: digest_init() before use,
  * digest_release() after (it frees the EVP context).  digest_update() and
@@ -14,16 +15,22 @@
 
 #define DIGEST_LEN	32
 #define DIGEST_HEXLEN	64
+#define DIGEST_SHA1_LEN	20
 
 struct evp_md_ctx_st;
+struct evp_md_st;
 
 struct digest {
 	struct evp_md_ctx_st	*ctx;
+	const struct evp_md_st	*md;
 	int			 failed;
 };
 
 void	digest_init(struct digest *);
+/* digest_init_sha1 - a digest of SHA-1, whose digest_final gives 20 bytes */
+void	digest_init_sha1(struct digest *);
 void	digest_update(struct digest *, const void *, size_t);
+/* digest_final - DIGEST_LEN bytes into out (DIGEST_SHA1_LEN for SHA-1) */
 int	digest_final(struct digest *, unsigned char out[DIGEST_LEN]);
 void	digest_release(struct digest *);
 

@@ -2,7 +2,8 @@
 /*
  * mail.h - the public header of lib/mail/, for the layers above and the
  * programs: mail read the way git mailinfo reads it: messages, MIME parts, the
- * author and date, mboxes, mailinfo's split, and encoded header words.
+ * author and date, mboxes, mailinfo's split, encoded header words, and
+ * what an arrival record keeps beside the hashes (patch-id, trailers).
  * The i/m/p hashes themselves are in patchattest.h (msghash).
  */
 #ifndef PA_MAIL_LAYER_H
@@ -15,5 +16,8 @@
 #include "mbox.h"
 #include "mailinfo.h"
 #include "pyheader.h"
+#include "patchid.h"
+#include "trailers.h"
+#include "patchfacts.h"
 
 #endif

@@ -197,6 +197,22 @@ hash_m(struct msghash_work *r, unsigned char out[DIGEST_LEN])
 	return digest_sha256(out, t, tlen);
 }
 
+int
+msghash_text(unsigned char out[DIGEST_LEN], const char *msg, size_t len)
+{
+	struct msghash_work r;
+	const char *t;
+	size_t tlen;
+	int rc;
+
+	/* Universal newlines never make the text longer. */
+	sbuf_init(&r.text, len);
+	if ((rc = as_text(&r, msg, len, &t, &tlen)) == 0)
+		rc = digest_sha256(out, t, tlen);
+	sbuf_release(&r.text);
+	return rc;
+}
+
 static int
 hash_p(struct msghash_work *r, size_t which, unsigned char out[DIGEST_LEN])
 {
