@@ -2,8 +2,8 @@
 /*
  * ledger-dump - the records of a Message-ID in a state file, read through
  * the ledger, for the shell tests: "ledger-dump FILE MESSAGE-ID" prints
- * each copy's fields as "name<TAB>value" lines, copies apart by a blank
- * line.  Exit 0, 1 when there is no record, 2 on an error.
+ * each copy's fields as "name<TAB>value" lines, then "trailers" and the
+ * trailer lines, copies apart by a blank line.  Exit 0, 1 when there is no record, 2 on an error.
  */
 #include "config.h"
 
@@ -23,11 +23,14 @@ dump(void *arg, const struct arrival *a)
 	printf("message_id\t%s\ncopy\t%u\narrived\t%lld\n"
 	    "envelope_from\t%s\nauthor\t%s\nidentity\t%s\nsubject\t%s\n"
 	    "list_id\t%s\nhas_patch\t%d\ni\t%s\nm\t%s\np\t%s\n"
+	    "m_core\t%s\npatch_id\t%s\n"
 	    "result\t%s\nv01\t%s\npatatt\t%s\nkey\t%s\nsigned_trusted\t%d\n",
 	    a->message_id, a->copy, (long long)a->arrived, a->envelope_from,
 	    a->author, a->identity, a->subject, a->list_id, a->has_patch,
-	    a->i, a->m, a->p, a->result, a->v01, a->patatt, a->key,
-	    a->signed_trusted);
+	    a->i, a->m, a->p, a->m_core, a->patch_id, a->result, a->v01,
+	    a->patatt, a->key, a->signed_trusted);
+	/* one line each, after the fields of one line */
+	printf("trailers\n%s", a->trailers);
 	return 0;
 }
 

@@ -3,7 +3,7 @@
  * t-arrival-corpus - the corpus replayed in arrival order through the
  * decider and a ledger (bench/replay.c, as make bench replays it): every
  * patch mail has its record, found by its Message-ID with the hashes it
- * was judged with, and no message that is neither a patch nor signed has
+ * was judged with, and by its patch-id when it has one, and no message that is neither a patch nor signed has
  * one.
  *
  * CORPUS is $PATCHATTEST_CORPUS/linux-leds, else
@@ -78,6 +78,7 @@ main(void)
 {
 	const char *corpus = getenv("PATCHATTEST_CORPUS"), *tmp;
 	size_t k, patches = 0, found = 0, unjudged = 0, stray = 0, noid = 0;
+	size_t withpid = 0, bypid = 0;
 	char dir[4096], id[ARRIVAL_MSGID_MAX];
 	struct replay r;
 	struct decision d;
@@ -127,6 +128,15 @@ main(void)
 		if (!d.has_patch)
 			continue;
 		patches++;
+		if (a.patch_id[0] != '\0') {
+			withpid++;
+			if (ledger_by_patch_id(r.lg, a.patch_id, same_record,
+			    &a, &err) == 1)
+				bypid++;
+			else if (withpid - bypid <= 5)
+				tap_diag("%s: not found by patch-id %s",
+				    r.files[k], a.patch_id);
+		}
 		if (a.message_id[0] == '\0') {
 			noid++;
 			continue;
@@ -143,6 +153,8 @@ main(void)
 	tap_check_int(found + noid, patches, "every patch mail with a "
 	    "Message-ID has its record, with its hashes (%zu without one)",
 	    noid);
+	tap_check(withpid > 1000, "%zu of them have a patch-id", withpid);
+	tap_check_int(bypid, withpid, "each is found by its patch-id");
 	tap_check_int(stray, 0, "none of the %zu messages not judged is "
 	    "recorded", unjudged);
 	replay_close(&r);

@@ -548,6 +548,23 @@ if [ -n "$have_habit" ]; then
 			st=1
 		}
 	done
+	pid=$(git patch-id --stable <"$D/habit-1.eml" | cut -d' ' -f1)
+	[ -n "$pid" ] && [ "$(field patch_id)" = "$pid" ] || {
+		echo "#   patch_id $(field patch_id), git says $pid"
+		st=1
+	}
+	[ "$(sed '1,/^trailers$/d' "$T/habit.dump")" = "$(printf '%s\n' \
+	    'Suggested-by: Hector Marco-Gisbert <hecmargi@upv.es>' \
+	    'Signed-off-by: Kees Cook <keescook@chromium.org>' \
+	    'Reviewed-by: Jason Gunthorpe <jgg@mellanox.com>')" ] || {
+		echo "#   trailers: $(sed '1,/^trailers$/d' "$T/habit.dump")"
+		st=1
+	}
+	core=$(field m_core)
+	[ ${#core} -eq 64 ] && [ "$core" != "$(field m)" ] || {
+		echo "#   m_core '$core' is not m without the trailers"
+		st=1
+	}
 	arrived=$(field arrived)
 	[ -n "$arrived" ] && [ "$arrived" -ge "$started" ] &&
 	    [ "$arrived" -le "$(date +%s)" ] || {
@@ -561,6 +578,11 @@ if [ -n "$have_habit" ]; then
 	grep -q 'result=unsigned-by-signer .*reason="dev@example.org signed 3 of its last 3 patches' \
 	    "$T/run/habit/milter.log"
 	ok $? "habit: the log line names the habit"
+	grep -q 'HABITCOPY2: message-id="<habit-other@example.org>" arrived 1 time(s) before: this copy is recorded beside the earlier' \
+	    "$T/run/habit/milter.log" &&
+	    [ "$("$LEDGER_DUMP" "$T/run/habit/state.mdb" \
+	    habit-other@example.org | grep -c '^copy	')" -eq 2 ]
+	ok $? "habit: a second copy of a Message-ID is logged and kept"
 	defines="ACTION=reject"
 	scenario habit-reject t-habit.lua empty \
 	    "PatattKeyring $T/patatt/keyring" "OnUnsignedBySigner reject"

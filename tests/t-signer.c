@@ -132,6 +132,11 @@ test_record(const struct key *alice)
 	    strncmp(back.m, d.attid + 9, 8) == 0 &&
 	    strncmp(back.p, d.attid + 18, 8) == 0,
 	    "record: i, m, p in hex, those of the attestation ID %s", d.attid);
+	tap_check(strlen(back.m_core) == 64 && strcmp(back.m_core, back.m),
+	    "record: m_core, m without the trailers");
+	tap_check(strlen(back.patch_id) == 40, "record: a patch-id");
+	tap_check_str(back.trailers, "Signed-off-by: Alice Example "
+	    "<alice@example.org>\n", "record: the trailers");
 	tap_check_str(back.result, "pass", "record: the result");
 	tap_check_str(back.v01, "none", "record: the 2020 scheme's");
 	tap_check_str(back.patatt, "pass", "record: patatt's");
@@ -229,6 +234,37 @@ test_minimum(void)
 	sbuf_release(&msg);
 }
 
+/*
+ * test_relay - mail the kernel's web endpoint relays: From is its own
+ * address, the author in X-Original-From (encoded as the relay writes
+ * it), unless the body names one
+ */
+static void
+test_relay(void)
+{
+	struct arrival a;
+	struct decision d;
+	struct sbuf msg;
+	const char *relay = "From: Alice Example via B4 Relay "
+	    "<devnull+alice.example.org@kernel.org>\n"
+	    "X-Original-From: =?utf-8?q?Alice_Exampl=C3=A9?= "
+	    "<Alice@Example.ORG>\n";
+
+	sbuf_init(&msg, SBUF_NOMAX);
+	unsigned_from(&msg, relay);
+	judge(&msg, &d, &a);
+	tap_check_str(a.author, "Alice Exampl\xc3\xa9 <Alice@Example.ORG>",
+	    "relayed: the author is X-Original-From's, decoded");
+	tap_check_str(a.identity, "alice@example.org",
+	    "relayed: the identity is its address, canonical");
+	hdrs(&msg, relay);
+	sbuf_addstr(&msg, "\nFrom: Bob Example <bob@example.org>\n\n" BODY);
+	judge(&msg, &d, &a);
+	tap_check_str(a.identity, "bob@example.org",
+	    "relayed with an in-body From: the body's author, as git am");
+	sbuf_release(&msg);
+}
+
 int
 main(void)
 {
@@ -256,6 +292,7 @@ main(void)
 	test_record(&alice);
 	test_habit(&alice, &stranger, &alice_new);
 	test_minimum();
+	test_relay();
 	decider_free(dc);
 	ledger_close(lg);
 	cf.patatt_keyrings.v = NULL;

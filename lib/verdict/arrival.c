@@ -60,17 +60,27 @@ field(const struct mailmsg *msg, const char *name, char *out, size_t size)
 		snprintf(out, size, "%.*s", (int)len, v);
 }
 
-/* hashes - the primary variant's i, m, p in hex */
+/*
+ * hashes - the primary variant's i, m, p in hex, and what git am's
+ * reading gives beside them: m without the trailers, the trailers, the
+ * patch-id
+ */
 static void
 hashes(const struct decider *dc, struct arrival *a)
 {
 	const struct msghash_entry *e = &dc->h.entry[0];
 
-	if (dc->h.n == 0)
+	if (dc->h.n > 0) {
+		digest_hex(a->i, e->i);
+		digest_hex(a->m, e->m);
+		digest_hex(a->p, e->p);
+	}
+	if (!dc->facts_ok)
 		return;
-	digest_hex(a->i, e->i);
-	digest_hex(a->m, e->m);
-	digest_hex(a->p, e->p);
+	if (dc->pf.has_m_core)
+		digest_hex(a->m_core, dc->pf.m_core);
+	snprintf(a->patch_id, sizeof(a->patch_id), "%s", dc->pf.patch_id);
+	snprintf(a->trailers, sizeof(a->trailers), "%s", dc->pf.trailers.buf);
 }
 
 /* verdicts - the header's result, each scheme's own, the key */
@@ -117,9 +127,9 @@ decide_arrival(struct decider *dc, const struct mailmsg *msg,
 	    d->identity) != 0)
 		snprintf(a->identity, sizeof(a->identity), "%s",
 		    dc->author_id);
-	if (dc->mi_ok && dc->mi.has_subject)
+	if (dc->mi_ok && dc->pf.mi.has_subject)
 		snprintf(a->subject, sizeof(a->subject), "%s",
-		    dc->mi.subject.buf);
+		    dc->pf.mi.subject.buf);
 	else
 		field(msg, "Subject", a->subject, sizeof(a->subject));
 	field(msg, "List-Id", a->list_id, sizeof(a->list_id));

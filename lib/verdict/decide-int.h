@@ -40,9 +40,11 @@ struct decider {
 	struct ledger		*ledger;	/* NULL: none */
 	const char		*ledger_why;	/* why it is NULL, or NULL:
 						   off by design */
-	struct mailinfo		 mi;		/* the patch as git am reads
-						   it, and its author */
-	int			 mi_ok;		/* mi holds this message */
+	struct patchfacts	 pf;		/* the patch as git am reads
+						   it (pf.mi), its author,
+						   patch-id and trailers */
+	int			 mi_ok;		/* pf.mi holds this message */
+	int			 facts_ok;	/* ... and pf the rest */
 	char			 author[ARRIVAL_TEXT_MAX];	/* "Name
 						   <addr>", or "" */
 	char			 author_id[ARRIVAL_TEXT_MAX];	/* its

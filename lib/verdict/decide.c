@@ -73,7 +73,7 @@ decider_new(struct decider **dp, const struct pa_config *cfg,
 	}
 	d->cfg = cfg;
 	msghash_init(&d->h);
-	mailinfo_init(&d->mi);
+	patchfacts_init(&d->pf);
 	sbuf_init(&d->name, 4096);
 	sbuf_init(&d->email, 4096);
 	sbuf_init(&d->work, 1 << 16);
@@ -123,7 +123,7 @@ decider_free(struct decider *d)
 	patatt_free(d->pt);
 	patatt_keyring_free(d->own_keys);
 	msghash_release(&d->h);
-	mailinfo_release(&d->mi);
+	patchfacts_release(&d->pf);
 	sbuf_release(&d->name);
 	sbuf_release(&d->email);
 	sbuf_release(&d->work);

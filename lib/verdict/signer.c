@@ -61,27 +61,35 @@ set_author(struct decider *d, const struct sbuf *name,
 void
 signer_read(struct decider *d, const struct mailmsg *msg)
 {
-	struct mailinfo_opts o = { 0 };
-	const char *text, *v;
-	struct sbuf name, addr;
+	const char *v;
+	struct sbuf text, name, addr;
 	size_t len;
+	int rc;
 
 	d->author[0] = d->author_id[0] = '\0';
-	text = mailmsg_text(msg, &len);
-	o.convert = 1;		/* git am -u, its default */
-	d->mi_ok = mailinfo_run(&d->mi, text, len, &o) == 0;
-	if (d->mi_ok && d->mi.has_from)
-		set_author(d, &d->mi.author, &d->mi.email);
+	/* git am's reading, whose author the patch will have */
+	rc = patchfacts_compute(&d->pf, msg);
+	d->facts_ok = rc == 0;
+	d->mi_ok = rc == 0 || rc == PA_ENOPATCH;
+	if (d->mi_ok && d->pf.mi.has_from)
+		set_author(d, &d->pf.mi.author, &d->pf.mi.email);
 	else if (d->email.len > 0)
 		set_author(d, &d->name, &d->email);
 	if (!relayed(d->author_id) ||
 	    (v = mailmsg_get(msg, "X-Original-From", &len)) == NULL)
 		return;
+	sbuf_init(&text, 4 * ARRIVAL_TEXT_MAX);
 	sbuf_init(&name, ARRIVAL_TEXT_MAX);
 	sbuf_init(&addr, ARRIVAL_TEXT_MAX);
-	if (mailident_from(&name, &addr, &d->work, v, len, 0) == 0 &&
-	    addr.len > 0)
+	/* its encoded words as patatt reads them; the bytes if they fail */
+	if (pyheader_decode(&text, v, len) != 0) {
+		sbuf_reset(&text);
+		sbuf_add(&text, v, len);
+	}
+	if (!sbuf_failed(&text) && mailident_from(&name, &addr, &d->work,
+	    text.buf, text.len, 0) == 0 && addr.len > 0)
 		set_author(d, &name, &addr);
+	sbuf_release(&text);
 	sbuf_release(&name);
 	sbuf_release(&addr);
 }

@@ -3,7 +3,9 @@
 -- by the real patatt tool with a key of the keyring folder (habit-1..3),
 -- then a patch in dev's name comes unsigned (habit-forged): it is
 -- unsigned-by-signer, the reason naming the habit; another author's
--- unsigned patch (habit-other) is none.  ACTION=reject: the configuration
+-- unsigned patch (habit-other) is none, and the same again a second later
+-- is judged the same (its second copy is recorded beside the first, and
+-- logged: t-milter.sh looks).  ACTION=reject: the configuration
 -- has OnUnsignedBySigner reject, and the forged patch is refused.
 -- Configuration: AuthservID mx.test.example.
 dofile(HARNESS)
@@ -49,5 +51,10 @@ run(function()
 	v = unfold(verdict(conn, res, "another author, unsigned"))
 	check(v:match("^none; attid=[%x%-]+$"),
 	    "another author, unsigned: header %s", show(v))
+	os.execute("sleep 1")
+	res = send(conn, mail("habit-other"), { qid = "HABITCOPY2" })
+	expect_accepted(res, "the same again")
+	check(unfold(verdict(conn, res, "the same again")) == v,
+	    "the same again: the same header")
 	mt.disconnect(conn)
 end)
