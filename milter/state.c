@@ -395,6 +395,7 @@ record(struct decider *dc, const struct mailmsg *msg, const char *envfrom,
 {
 	struct arrival a;
 	struct pa_err ignored;
+	const char *id;
 	size_t n;
 
 	decide_arrival(dc, msg, d, envfrom, &a);
@@ -402,9 +403,9 @@ record(struct decider *dc, const struct mailmsg *msg, const char *envfrom,
 		pa_err_set(why, "%s", ledger_why);
 	else {
 		/* for the log only: a read that fails counts nothing */
-		if (a.message_id[0] != '\0' && ledger_by_message_id(
-		    ledger_handle, a.message_id, count_copy, earlier,
-		    &ignored) != 0)
+		if ((id = decide_message_id(msg, &n)) != NULL && n > 0 &&
+		    ledger_by_message_id_bytes(ledger_handle, id, n,
+		    count_copy, earlier, &ignored) != 0)
 			*earlier = 0;
 		if (ledger_record(ledger_handle, &a, why) == 0)
 			return;

@@ -583,6 +583,9 @@ if [ -n "$have_habit" ]; then
 	    [ "$("$LEDGER_DUMP" "$T/run/habit/state.mdb" \
 	    habit-other@example.org | grep -c '^copy	')" -eq 2 ]
 	ok $? "habit: a second copy of a Message-ID is logged and kept"
+	grep -q 'LONGCOPY2: message-id="<xxxx*" arrived 1 time(s) before' \
+	    "$T/run/habit/milter.log"
+	ok $? "habit: so is one of 900 bytes, with other content"
 	defines="ACTION=reject"
 	scenario habit-reject t-habit.lua empty \
 	    "PatattKeyring $T/patatt/keyring" "OnUnsignedBySigner reject"

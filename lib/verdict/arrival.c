@@ -49,6 +49,12 @@ trimmed(const struct mailmsg *msg, const char *name, int angles,
 	return v;
 }
 
+const char *
+decide_message_id(const struct mailmsg *msg, size_t *len)
+{
+	return trimmed(msg, "Message-ID", 1, len);
+}
+
 /* field - header name's value as text, cut to size */
 static void
 field(const struct mailmsg *msg, const char *name, char *out, size_t size)
@@ -110,7 +116,7 @@ decide_arrival(struct decider *dc, const struct mailmsg *msg,
 	memset(a, 0, sizeof(*a));
 	a->arrived = dc->now;
 	/* all of it, however long or with NUL bytes, finds it again */
-	if ((id = trimmed(msg, "Message-ID", 1, &len)) != NULL)
+	if ((id = decide_message_id(msg, &len)) != NULL)
 		arrival_set_message_id(a, id, len);
 	len = strlen(envelope_from);
 	if (len >= 2 && envelope_from[0] == '<' &&

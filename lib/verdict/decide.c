@@ -14,8 +14,6 @@
 #include "mail.h"
 #include "sig.h"
 
-
-
 static const char *const verdict_names[] = {
 	[VERDICT_PASS] = "pass",
 	[VERDICT_STALE] = "stale",
@@ -51,7 +49,6 @@ static const struct {
 	{ PGP_KEY_MISSING, VERDICT_NOKEY, "no public key in the keyring for ",
 	    DETAIL_KEY },
 };
-
 
 /* A verdict in the making: the best one found so far wins. */
 struct candidate {

@@ -131,6 +131,12 @@ void	decider_use_ledger(struct decider *, struct ledger *,
 const char	*decide_author(const struct decider *);
 
 /*
+ * decide_message_id - msg's Message-ID as its arrival record keeps it
+ * (blanks and <> around it cut), *len bytes of it; NULL: none
+ */
+const char	*decide_message_id(const struct mailmsg *msg, size_t *len);
+
+/*
  * decide_arrival - the arrival record of the message decided last into
  * a: its fields from msg (unchanged since decide_begin()) and d (its
  * decision by decide_end()), envelope_from as the MTA gave it, arrived

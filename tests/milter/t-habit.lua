@@ -5,7 +5,9 @@
 -- unsigned-by-signer, the reason naming the habit; another author's
 -- unsigned patch (habit-other) is none, and the same again a second later
 -- is judged the same (its second copy is recorded beside the first, and
--- logged: t-milter.sh looks).  ACTION=reject: the configuration
+-- logged: t-milter.sh looks); so is a second copy, with other content,
+-- of a Message-ID of 900 bytes (the record keeps its first 511 and finds
+-- it by the hash of all of it).  ACTION=reject: the configuration
 -- has OnUnsignedBySigner reject, and the forged patch is refused.
 -- Configuration: AuthservID mx.test.example.
 dofile(HARNESS)
@@ -56,5 +58,13 @@ run(function()
 	expect_accepted(res, "the same again")
 	check(unfold(verdict(conn, res, "the same again")) == v,
 	    "the same again: the same header")
+
+	local long = "<" .. string.rep("x", 888) .. "@example.org>"
+	res = send(conn, add_header(mail("p6"), 1, "Message-ID", long))
+	expect_accepted(res, "a long Message-ID")
+	os.execute("sleep 1")
+	res = send(conn, add_header(mail("p5"), 1, "Message-ID", long),
+	    { qid = "LONGCOPY2" })
+	expect_accepted(res, "another mail, the same long Message-ID")
 	mt.disconnect(conn)
 end)
