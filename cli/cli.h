@@ -123,12 +123,14 @@ int	cli_input_open(struct cli_input *in, const char *path);
 int	cli_input_next(struct cli_input *in, const char **msg, size_t *len);
 
 /* The subcommands; each lives in cmd-NAME.c with its struct cli_cmd. */
+extern const struct cli_cmd cli_cmd_arrived;
 extern const struct cli_cmd cli_cmd_attest;
 extern const struct cli_cmd cli_cmd_check;
 extern const struct cli_cmd cli_cmd_hash;
 extern const struct cli_cmd cli_cmd_index;
 extern const struct cli_cmd cli_cmd_tofu;
 
+int	cmd_arrived(int argc, char **argv);
 int	cmd_attest(int argc, char **argv);
 int	cmd_check(int argc, char **argv);
 int	cmd_hash(int argc, char **argv);

@@ -13,9 +13,7 @@ srcdir=$(cd "$srcdir" && pwd)
 top_builddir=$(cd "$top_builddir" && pwd)
 
 PRINT="$top_builddir/tests/patchfacts-print"
-T=$(mktemp -d "${TMPDIR:-/tmp}/t-patchid.XXXXXX") || exit 1
-trap 'workdir_release' 0
-trap 'exit 1' HUP INT TERM
+workdir_make t-patchid
 
 # git_id FILE: the first id git prints for FILE, or "-"
 git_id() {

@@ -14,9 +14,7 @@ srcdir=$(cd "$srcdir" && pwd)
 top_builddir=$(cd "$top_builddir" && pwd)
 
 PRINT="$top_builddir/tests/patchfacts-print"
-T=$(mktemp -d "${TMPDIR:-/tmp}/t-trailers.XXXXXX") || exit 1
-trap 'workdir_release' 0
-trap 'exit 1' HUP INT TERM
+workdir_make t-trailers
 cd "$T" || exit 1
 
 # git's trailers of the message file $1, as the commit "Subject" + $1 has

@@ -6,8 +6,9 @@
 # expect DESCRIPTION WANT GOT compares two values and shows both on a
 # failure; diag FILE [LINES] shows the end of a file as comments;
 # tap_end prints the plan and gives the suite's status.
-# workdir_release stops the GnuPG agents of the homes "$T"/gnupg* and
-# removes the work directory $T, or keeps it when PATCHATTEST_KEEP is set.
+# workdir_make NAME makes the work directory $T and has it released when
+# the test ends; workdir_release stops the GnuPG agents of the homes
+# "$T"/gnupg* and removes $T, or keeps it when PATCHATTEST_KEEP is set.
 
 n=0
 failed=0
@@ -53,6 +54,12 @@ diag() {
 tap_end() {
 	echo "1..$n"
 	[ "$failed" -eq 0 ]
+}
+
+workdir_make() {
+	T=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX") || exit 1
+	trap 'workdir_release' 0
+	trap 'exit 1' HUP INT TERM
 }
 
 workdir_release() {

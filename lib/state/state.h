@@ -9,5 +9,6 @@
 
 #include "ledger.h"
 #include "pins.h"
+#include "arrival.h"
 
 #endif

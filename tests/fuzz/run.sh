@@ -7,15 +7,18 @@
 # usage: tests/fuzz/run.sh [SECONDS [TARGET...]]
 #
 # TARGET is msghash, mailpush, attdoc, patatt, openpgp, keyfile, config,
-# pins, callbacks or torture (default: all).  msghash and mailpush feed
-# mail to the hashing, attdoc documents to their parser, patatt signed mail
-# to the verifier, openpgp OpenPGP signed messages (patatt's b=) to the
-# packet reader and librnp, keyfile patatt keyring files (ed25519,
-# OpenPGP, OpenSSH) to their parsers, config configuration files to the
-# parser, pins records to the first-use pins, callbacks sequences of
-# libmilter callbacks to the milter (fakemilter.c stands in for
-# libmilter); torture makes every allocation of the seed series' way
-# through the milter fail in turn (no sanitizer: it replaces malloc).
+# pins, patchid, trailers, arrival, callbacks or torture (default: all).
+# msghash and mailpush feed mail to the hashing, patchid patch text to the
+# patch-id, trailers commit messages to the trailer reader, arrival mail
+# to what an arrival record keeps of it, attdoc documents to their
+# parser, patatt signed mail to the verifier, openpgp OpenPGP signed
+# messages (patatt's b=) to the packet reader and librnp, keyfile patatt
+# keyring files (ed25519, OpenPGP, OpenSSH) to their parsers, config
+# configuration files to the parser, pins records to the first-use pins,
+# callbacks sequences of libmilter callbacks to the milter (fakemilter.c
+# stands in for libmilter); torture makes every allocation of the seed
+# series' way through the milter fail in turn (no sanitizer: it replaces
+# malloc).
 # The library is built with clang in a directory of its own (FUZZ_BUILD,
 # default a new temporary one; an existing one is brought up to date).
 # Seeds: the test fixtures, and the corpus when there is one
@@ -29,7 +32,8 @@ set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-300}
 [ $# -gt 0 ] && shift
-targets=${*:-msghash mailpush attdoc patatt openpgp keyfile config pins callbacks torture}
+targets=${*:-msghash mailpush attdoc patatt openpgp keyfile config pins patchid \
+    trailers arrival callbacks torture}
 corpus=${PATCHATTEST_CORPUS:-$src/../shared/corpus}
 build=${FUZZ_BUILD:-$(mktemp -d "${TMPDIR:-/tmp}/patchattest-fuzz.XXXXXX")}
 flags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
@@ -59,7 +63,7 @@ seeds()
 	mkdir -p "$2" || exit 2
 	dest=$(cd "$2" && pwd)
 	case $1 in
-	msghash|mailpush)
+	msghash|mailpush|arrival|patchid)
 		cp "$src"/tests/fixtures/mail/*.eml \
 		    "$src"/tests/fixtures/seeds/*.patch "$dest"
 		[ -d "$corpus/linux-leds/messages" ] &&
@@ -107,6 +111,13 @@ seeds()
 		ssh-keygen -q -t ed25519 -N '' -f "$build/ssh-key" 2>/dev/null &&
 		    { printf '\002'; cat "$build/ssh-key.pub"; } \
 		    >"$dest/openssh"
+		;;
+	trailers)
+		# the seeds' commit messages, as git mailinfo gives them
+		for f in "$src"/tests/fixtures/seeds/*.patch; do
+			git mailinfo -u "$dest/$(basename "$f")" /dev/null \
+			    <"$f" >/dev/null
+		done
 		;;
 	config)
 		cp "$src"/conf/patchattest.conf "$dest"

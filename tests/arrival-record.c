@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * arrival-record - record mail files as arrived, into the ledger at
+ * LEDGER, the way the milter records them (arrival_from_mail), for
+ * tests/t-arrived.sh (built for make check, not a test itself).
+ *
+ *	arrival-record LEDGER WHEN RESULT FILE...
+ *
+ * WHEN is the arrival time (Unix seconds), RESULT the verdict written.
+ * Exit status 0, 1 on a fault (said on standard error).
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "patchattest.h"
+#include "mail.h"
+#include "state.h"
+
+int
+main(int argc, char **argv)
+{
+	struct ledger *lg;
+	struct mailmsg *m;
+	struct msghash h;
+	struct patchfacts pf;
+	struct arrival a;
+	struct pa_err err;
+	struct sbuf sb;
+	int i, fd, rc = 0;
+
+	if (argc < 5) {
+		fprintf(stderr, "usage: arrival-record LEDGER WHEN RESULT "
+		    "FILE...\n");
+		return 1;
+	}
+	if (ledger_open(&lg, argv[1], 1, 1, 0, &err) != 0 ||
+	    mailmsg_new(&m, (size_t)64 << 20) != 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 1;
+	}
+	msghash_init(&h);
+	patchfacts_init(&pf);
+	sbuf_init(&sb, (size_t)64 << 20);
+	for (i = 4; i < argc && rc == 0; i++) {
+		sbuf_reset(&sb);
+		if ((fd = open(argv[i], O_RDONLY)) < 0 ||
+		    sbuf_read_fd(&sb, fd) != 0 ||
+		    mailmsg_parse(m, sb.buf, sb.len) != 0 ||
+		    arrival_from_mail(&a, m, &h, &pf, &err) != 0) {
+			fprintf(stderr, "%s: cannot be read\n", argv[i]);
+			rc = 1;
+		} else {
+			a.arrived = (time_t)strtoll(argv[2], NULL, 10);
+			snprintf(a.result, sizeof(a.result), "%s", argv[3]);
+			if ((rc = ledger_record(lg, &a, &err)) != 0)
+				fprintf(stderr, "%s\n", err.msg);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (rc == 0 && ledger_sync(lg, &err) != 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		rc = 1;
+	}
+	sbuf_release(&sb);
+	patchfacts_release(&pf);
+	msghash_release(&h);
+	mailmsg_free(m);
+	ledger_close(lg);
+	return rc != 0;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * fuzz-arrival - libFuzzer target: any bytes as a mail, read into an
+ * arrival record as the milter and "patchattest arrived" read it
+ * (patch-id, trailers and m_core through git mailinfo's reading), then
+ * set beside itself: a record is always identical to itself.
+ */
+#include "config.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "patchattest.h"
+#include "state.h"
+
+#define FUZZ_MAIL_MAX	((size_t)4 << 20)
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct mailmsg *m;
+	static struct arrival a;
+	struct msghash h;
+	struct patchfacts pf;
+	struct pa_err err;
+	unsigned parts;
+
+	if (m == NULL && mailmsg_new(&m, FUZZ_MAIL_MAX) != 0)
+		return 0;
+	mailmsg_reset(m);
+	if (mailmsg_parse(m, (const char *)data, size) != 0)
+		return 0;
+	msghash_init(&h);
+	patchfacts_init(&pf);
+	if (arrival_from_mail(&a, m, &h, &pf, &err) == 0 &&
+	    arrival_compare(&a, &a, &parts) != ARRIVAL_SAME)
+		__builtin_trap();
+	patchfacts_release(&pf);
+	msghash_release(&h);
+	return 0;
+}
