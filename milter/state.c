@@ -403,7 +403,7 @@ record(struct decider *dc, const struct mailmsg *msg, const char *envfrom,
 		pa_err_set(why, "%s", ledger_why);
 	else {
 		/* for the log only: a read that fails counts nothing */
-		if ((id = decide_message_id(msg, &n)) != NULL && n > 0 &&
+		if ((id = arrival_message_id(msg, &n)) != NULL && n > 0 &&
 		    ledger_by_message_id_bytes(ledger_handle, id, n,
 		    count_copy, earlier, &ignored) != 0)
 			*earlier = 0;

@@ -40,7 +40,7 @@ same_record(void *arg, const struct arrival *a)
 {
 	const struct arrival *want = arg;
 
-	return a->arrived == want->arrived && a->has_patch &&
+	return a->arrived == want->arrived &&
 	    strcmp(a->i, want->i) == 0 && strcmp(a->m, want->m) == 0 &&
 	    strcmp(a->p, want->p) == 0;
 }

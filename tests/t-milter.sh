@@ -533,7 +533,7 @@ if [ -n "$have_habit" ]; then
 	    "envelope_from dev@example.org" \
 	    "author Dev Eloper <dev@example.org>" \
 	    "identity dev@example.org" \
-	    "subject x86/elf: Split READ_IMPLIES_EXEC from executable GNU_STACK" \
+	    "subject [PATCH v4 2/6] x86/elf: Split READ_IMPLIES_EXEC from executable GNU_STACK" \
 	    "list_id <leds.example.org>" "has_patch 1" "result pass" \
 	    "v01 none" "patatt pass" "key ed25519/example.org/dev/t1" \
 	    "signed_trusted 1"; do

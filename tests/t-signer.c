@@ -122,8 +122,8 @@ test_record(const struct key *alice)
 	tap_check_str(back.author, "Alice Example <alice@example.org>",
 	    "record: the author");
 	tap_check_str(back.identity, "alice@example.org", "record: identity");
-	tap_check_str(back.subject, "leds: fix the blinking",
-	    "record: the subject as git am reads it");
+	tap_check_str(back.subject, "[PATCH] leds: fix the blinking",
+	    "record: the Subject");
 	tap_check_str(back.list_id, "<linux-leds.vger.kernel.org>",
 	    "record: List-Id");
 	tap_check_int(back.has_patch, 1, "record: a patch");

@@ -44,7 +44,8 @@ struct decider {
 						   it (pf.mi), its author,
 						   patch-id and trailers */
 	int			 mi_ok;		/* pf.mi holds this message */
-	int			 facts_ok;	/* ... and pf the rest */
+	int			 relayed;	/* by the web endpoint: the
+						   author is X-Original-From */
 	char			 author[ARRIVAL_TEXT_MAX];	/* "Name
 						   <addr>", or "" */
 	char			 author_id[ARRIVAL_TEXT_MAX];	/* its

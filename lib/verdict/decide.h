@@ -131,16 +131,12 @@ void	decider_use_ledger(struct decider *, struct ledger *,
 const char	*decide_author(const struct decider *);
 
 /*
- * decide_message_id - msg's Message-ID as its arrival record keeps it
- * (blanks and <> around it cut), *len bytes of it; NULL: none
- */
-const char	*decide_message_id(const struct mailmsg *msg, size_t *len);
-
-/*
  * decide_arrival - the arrival record of the message decided last into
- * a: its fields from msg (unchanged since decide_begin()) and d (its
- * decision by decide_end()), envelope_from as the MTA gave it, arrived
- * at the time decide_begin() was given.  copy is left for the store.
+ * a: its fields from msg (unchanged since decide_begin()) as
+ * arrival_from_mail() reads them, and d (its decision by decide_end()),
+ * envelope_from as the MTA gave it, arrived at the time decide_begin()
+ * was given.  copy is left for the store.  It reuses the decider's
+ * working storage: call it after decide_end(), before the next message.
  */
 void	decide_arrival(struct decider *, const struct mailmsg *msg,
 	    const struct decision *d, const char *envelope_from,

@@ -67,9 +67,9 @@ signer_read(struct decider *d, const struct mailmsg *msg)
 	int rc;
 
 	d->author[0] = d->author_id[0] = '\0';
+	d->relayed = 0;
 	/* git am's reading, whose author the patch will have */
 	rc = patchfacts_compute(&d->pf, msg);
-	d->facts_ok = rc == 0;
 	d->mi_ok = rc == 0 || rc == PA_ENOPATCH;
 	if (d->mi_ok && d->pf.mi.has_from)
 		set_author(d, &d->pf.mi.author, &d->pf.mi.email);
@@ -87,8 +87,10 @@ signer_read(struct decider *d, const struct mailmsg *msg)
 		sbuf_add(&text, v, len);
 	}
 	if (!sbuf_failed(&text) && mailident_from(&name, &addr, &d->work,
-	    text.buf, text.len, 0) == 0 && addr.len > 0)
+	    text.buf, text.len, 0) == 0 && addr.len > 0) {
 		set_author(d, &name, &addr);
+		d->relayed = 1;
+	}
 	sbuf_release(&text);
 	sbuf_release(&name);
 	sbuf_release(&addr);
