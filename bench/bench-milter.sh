@@ -8,8 +8,10 @@
 #    counted) over BENCH_MILTER_SESSIONS sessions (default 10) through
 #    Postfix alone, with bench/nullmilter (does nothing, accepts all: the
 #    floor of any milter) and with patchattest-milter, the milters each on
-#    a unix and on an inet socket; each rate also as a ratio to Postfix
-#    alone, and ours to the do-nothing milter's on the same socket;
+#    a unix and on an inet socket, ours without a StateFile; and ours on
+#    the unix socket recording each mail in a StateFile (ledger_unix);
+#    each rate also as a ratio to Postfix alone, and ours to the
+#    do-nothing milter's on the same socket;
 #  - signed mail: with a corpus ($PATCHATTEST_CORPUS, or
 #    ABS_SRCDIR/../shared/corpus), its messages that carry patatt
 #    signatures (patatt-expected.tsv), BENCH_MILTER_COUNT of them in turn,
@@ -23,8 +25,9 @@
 #    (bench/milter-hold.py, which speaks the milter protocol itself);
 #  - latency: BENCH_MILTER_LATENCY messages (default 300) one at a time,
 #    per message from MAIL FROM to the reply to the final dot, p50 and
-#    p99, Postfix alone and with patchattest-milter; the difference is
-#    the latency the milter adds.
+#    p99, Postfix alone and with patchattest-milter (also with the
+#    StateFile); the difference is the latency the milter adds, and the
+#    StateFile's over ours without one.
 # Each is done in BENCH_MILTER_ROUNDS rounds (default 3), the set-ups
 # taking turns; rates are the median round's (with the spread of the
 # rounds), latencies are taken over the messages of every round.
@@ -94,13 +97,19 @@ if [ -z "$big" ] || [ ! -d "$big" ]; then
 	cat "$T/big.out" >&2
 	exit 1
 fi
-sed "s|^IndexPath .*|IndexPath $big|" "$T/pa.conf" >"$T/milter.conf"
+sed -e "s|^IndexPath .*|IndexPath $big|" -e '/^StateFile /d' "$T/pa.conf" \
+    >"$T/milter.conf"
 cat >>"$T/milter.conf" <<EOF
 UMask 000
 Syslog no
 # No background archive reads while measuring.
 ArchiveRefresh 0
 EOF
+# ours recording each mail: the same with a StateFile, in TMPDIR
+mkdir "$T/ledger"
+{ cat "$T/milter.conf"; echo "StateFile $T/ledger/state.mdb"; } \
+    >"$T/ledger.conf"
+echo 'StateFile ""' >>"$T/milter.conf"
 "$PATCHATTEST" index -c "$T/milter.conf" >"$T/index.out" 2>&1
 "$PATCHATTEST" check -c "$T/milter.conf" \
     "$srcdir"/tests/fixtures/seeds/00[2-7]-*.patch >"$T/check.out" 2>&1
@@ -130,6 +139,7 @@ start_milter null_unix unix "$NULLMILTER"
 start_milter null_inet inet "$NULLMILTER"
 start_milter ours_unix unix "$MILTER" -f -c "$T/milter.conf"
 start_milter ours_inet inet "$MILTER" -f -c "$T/milter.conf"
+start_milter ledger_unix unix "$MILTER" -f -c "$T/ledger.conf"
 
 # --- one measurement ------------------------------------------------------
 # run NAME SESSIONS COUNT MILTER [FILE...]: Postfix with the milter
@@ -209,9 +219,10 @@ while [ $r -le "$ROUNDS" ]; do
 			run "${m}_$kind.$r" "$SESSIONS" "$COUNT" "$pfm"
 		done
 	done
+	run "ledger_unix.$r" "$SESSIONS" "$COUNT" "$PF_ledger_unix"
 	r=$((r + 1))
 done
-for s in alone null_unix ours_unix null_inet ours_inet; do
+for s in alone null_unix ours_unix null_inet ours_inet ledger_unix; do
 	report $s
 done
 for kind in unix inet; do
@@ -219,6 +230,9 @@ for kind in unix inet; do
 	    "$(cat "$T/ours_$kind".*.pass | awk '{ s += $1 } END { print s }')" \
 	    $(((WARMUP + COUNT) * ROUNDS))
 done
+printf 'ledger_unix_pass %s of_%s_delivered\n' \
+    "$(cat "$T"/ledger_unix.*.pass | awk '{ s += $1 } END { print s }')" \
+    $(((WARMUP + COUNT) * ROUNDS))
 # Are they still there?  A figure with a milter that died is no figure.
 for p in $PIDS; do
 	kill -0 "$p" 2>/dev/null || echo "bench-milter: milter $p died;" \
@@ -229,6 +243,8 @@ for kind in unix inet; do
 	ratio "ours_${kind}_vs_alone" "ours_$kind" alone
 	ratio "ours_${kind}_vs_null_$kind" "ours_$kind" "null_$kind"
 done
+ratio ledger_unix_vs_null_unix ledger_unix null_unix
+ratio ledger_unix_vs_ours_unix ledger_unix ours_unix
 
 # --- reloads ---------------------------------------------------------------
 echo
@@ -260,7 +276,7 @@ for d in "$corpus"/*; do
 done
 if [ -s "$T/signed.list" ]; then
 	mkdir -m 700 "$T/gnupg-empty"
-	printf '%s\n' "IndexPath $T/signed-index" \
+	printf '%s\n' "IndexPath $T/signed-index" 'StateFile ""' \
 	    "GnuPGHome $T/gnupg-empty" "PatattKeyring $ring/kernel-keyring" \
 	    "PatattKeyring $ring/patatt-keys" "UMask 000" "Syslog no" \
 	    "UserID root" >"$T/signed.conf"
@@ -303,6 +319,7 @@ while [ $r -le "$ROUNDS" ]; do
 	run lat_alone.$r 1 "$LATENCY" ""
 	run lat_ours_unix.$r 1 "$LATENCY" "$PF_ours_unix"
 	run lat_ours_inet.$r 1 "$LATENCY" "$PF_ours_inet"
+	run lat_ledger_unix.$r 1 "$LATENCY" "$PF_ledger_unix"
 	r=$((r + 1))
 done
 for q in p50 p99; do
@@ -316,5 +333,10 @@ for q in p50 p99; do
 		    'BEGIN { if (a != "" && b != "")
 			printf "%s %.2f ms\n", n, a - b }'
 	done
+	ledger=$(latency lat_ledger_unix $f)
+	printf 'latency_ledger_unix_%s %s ms\n' $q "$ledger"
+	awk -v a="$ledger" -v b="$(latency lat_ours_unix $f)" \
+	    -v n="latency_added_by_state_file_$q" 'BEGIN {
+		if (a != "" && b != "") printf "%s %.2f ms\n", n, a - b }'
 done
 exit 0

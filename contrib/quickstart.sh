@@ -67,6 +67,7 @@ demo()
 # The demo: see conf/patchattest.conf for every key.
 Archive $d/archive
 IndexPath $d/index
+StateFile $d/state.mdb
 GnuPGHome $d/gnupg
 TrustModel keyring
 Socket inet:8891@127.0.0.1

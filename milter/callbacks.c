@@ -39,6 +39,7 @@ struct conn {
 	int			 lasting;	/* ... and never will be */
 	int			 unsafe;	/* ... nor be cleaned */
 	struct hdrstrip		 strip;		/* the fields to delete */
+	char			 envfrom[ARRIVAL_TEXT_MAX];	/* MAIL FROM */
 	int			 over_limit;	/* past MaximumConnections */
 };
 
@@ -155,10 +156,11 @@ cb_envfrom(SMFICTX *ctx, char **argv)
 {
 	struct conn *c = conn_of(ctx);
 
-	(void)argv;
 	if (c == NULL)
 		return SMFIS_ACCEPT;
 	message_end(c);
+	snprintf(c->envfrom, sizeof(c->envfrom), "%s", argv[0] != NULL ?
+	    argv[0] : "");
 	c->gen = state_hold();
 	c->in_message = 1;
 	atomic_fetch_add(&state_in_flight, 1);
@@ -389,12 +391,42 @@ conclude(SMFICTX *ctx, struct conn *c, const struct decision *d)
 	return SMFIS_CONTINUE;
 }
 
+/*
+ * log_record - what became of the arrival record: not written (a fault,
+ * OnError), or written beside earlier copies of its Message-ID
+ */
+static void
+log_record(SMFICTX *ctx, const struct conn *c, unsigned earlier,
+    const struct pa_err *unrecorded)
+{
+	struct sbuf msgid;
+	char id[256];
+
+	if (unrecorded->msg[0] != '\0') {
+		mlog(LOG_LEVEL_ERROR, "%s: the arrival record was not "
+		    "written (OnError): %s", queue_id(ctx), unrecorded->msg);
+		return;
+	}
+	if (earlier == 0)
+		return;
+	message_id(c->msg, id, sizeof(id));
+	sbuf_init(&msgid, 1024);
+	hdrfmt_quoted(&msgid, id);
+	if (!sbuf_failed(&msgid))
+		mlog(LOG_LEVEL_WARNING, "%s: message-id=%s arrived %u time(s) "
+		    "before: this copy is recorded beside the earlier",
+		    queue_id(ctx), msgid.buf, earlier);
+	sbuf_release(&msgid);
+}
+
 static sfsistat
 cb_eom(SMFICTX *ctx)
 {
 	struct conn *c = conn_of(ctx);
 	char why[128];
 	struct decision d;
+	struct pa_err unrecorded;
+	unsigned earlier = 0;
 	sfsistat rc;
 
 	if (c == NULL || c->gen == NULL)
@@ -417,11 +449,13 @@ cb_eom(SMFICTX *ctx)
 		snprintf(why, sizeof(why), "over MaximumBodySize (%ld "
 		    "bytes): not checked", c->gen->cf.max_body);
 		decision_fault(&d, 1, why);
-	} else if (state_decide(c->msg, time(NULL), &d) == PA_ENOPATCH) {
+	} else if (state_decide(c->msg, time(NULL), c->envfrom, &d, &earlier,
+	    &unrecorded) == PA_ENOPATCH) {
 		rc = not_a_patch(ctx, c);
 		message_end(c);
 		return rc;
-	}
+	} else
+		log_record(ctx, c, earlier, &unrecorded);
 	rc = conclude(ctx, c, &d);
 	message_end(c);
 	return rc;

@@ -56,8 +56,16 @@ int			 state_init(struct pa_config *, struct pa_err *);
 void			 state_shutdown(void);
 struct generation	*state_hold(void);
 void			 state_release(struct generation *);
-int			 state_decide(const struct mailmsg *, time_t,
-			     struct decision *);
+/*
+ * state_decide - the decision on a message that arrived at now from the
+ * envelope sender envfrom, recorded in StateFile's ledger when it is set
+ * (*earlier: the copies of its Message-ID recorded before); one that
+ * could not be recorded is d->unrecorded, unrecorded saying why.
+ * PA_ENOPATCH: neither a patch nor signed, nothing decided or recorded.
+ */
+int			 state_decide(const struct mailmsg *, time_t now,
+			     const char *envfrom, struct decision *d,
+			     unsigned *earlier, struct pa_err *unrecorded);
 int			 state_reload(const char *path, const char *socket);
 void			 state_reopen_index(void);
 void			 state_index_made(void);

@@ -264,14 +264,16 @@ check_keyring(const struct origin *o, const struct setting *set,
 }
 
 /*
- * check_pins - PatattTOFUPins: a pin store the milter's user may read and
- * write, or a folder it may make one in; LMDB keeps a lock file beside
- * the data (PATH-lock), which the folder must let it make if missing
+ * check_store - a store of key's (PatattTOFUPins' pins, StateFile's
+ * ledger) that check() opens, the milter's user may read and write, or a
+ * folder it may make one in; LMDB keeps a lock file beside the data
+ * (PATH-lock), which the folder must let it make if missing
  */
 static void
-check_pins(const struct origin *o, const char *path)
+check_store(const struct origin *o, const char *key, const char *path,
+    int (*check)(const char *, struct pa_err *))
 {
-	struct setting set = setting(o, "PatattTOFUPins", path);
+	struct setting set = setting(o, key, path);
 	struct pa_err err;
 	char lock[PATH_MAX], *copy;
 
@@ -290,7 +292,7 @@ check_pins(const struct origin *o, const char *path)
 	if (access(path, F_OK) != 0)
 		return;
 	usable(o, &set, path, 0, R_OK | W_OK, "");
-	if (pins_check(path, &err) != 0)
+	if (check(path, &err) != 0)
 		problem(o, &set, "%s", err.msg);
 }
 
@@ -313,7 +315,10 @@ check_paths(const struct origin *o)
 		usable(o, &set, cf->archive, 0, R_OK, "");
 	check_index(o, cf->index_path);
 	if (cf->patatt_tofu == CONFIG_YES)
-		check_pins(o, cf->patatt_tofu_pins);
+		check_store(o, "PatattTOFUPins", cf->patatt_tofu_pins,
+		    pins_check);
+	if (cf->state_file != NULL)
+		check_store(o, "StateFile", cf->state_file, ledger_check);
 	set = setting(o, "GnuPGHome", cf->gnupg_home);
 	if (cf->gnupg_home != NULL)
 		usable(o, &set, cf->gnupg_home, 1, R_OK, "");

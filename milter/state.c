@@ -51,6 +51,9 @@ static pthread_mutex_t		 pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct generation	*current;	/* swapped under both locks */
 static struct attindex		*index_handle;	/* NULL: not open */
 static struct pins		*pins_handle;	/* PatattTOFU's, or NULL */
+static struct ledger		*ledger_handle;	/* StateFile's, or NULL */
+static char			 ledger_why[sizeof(((struct pa_err *)0)->msg)];
+						/* why it is not open */
 static int			 index_ready;	/* holds what the archive has */
 static char			 index_why[sizeof(((struct pa_err *)0)->msg)];
 static struct stat		 index_seen;	/* data file at the last open */
@@ -264,6 +267,32 @@ open_pins(void)
 		    err.msg);
 }
 
+/*
+ * open_ledger - (re)open StateFile's ledger (index lock held
+ * exclusively); when it cannot be opened, judged mail is not recorded:
+ * each such message is a fault (OnError), and signer memory is not
+ * consulted
+ */
+static void
+open_ledger(void)
+{
+	const struct pa_config *cf = &current->cf;
+	struct pa_err err;
+
+	ledger_close(ledger_handle);
+	ledger_handle = NULL;
+	ledger_why[0] = '\0';
+	if (cf->state_file == NULL)
+		return;
+	if (ledger_open(&ledger_handle, cf->state_file, 1, 1,
+	    (unsigned)cf->arrival_retention_days, &err) == 0)
+		return;
+	ledger_handle = NULL;
+	snprintf(ledger_why, sizeof(ledger_why), "%s", err.msg);
+	mlog(LOG_LEVEL_ERROR, "%s: judged mail is not recorded, and is "
+	    "handled as OnError says, until it is fixed", err.msg);
+}
+
 int
 state_init(struct pa_config *cf, struct pa_err *err)
 {
@@ -272,6 +301,7 @@ state_init(struct pa_config *cf, struct pa_err *err)
 	pthread_rwlock_wrlock(&index_lock);
 	open_index();
 	open_pins();
+	open_ledger();
 	pthread_rwlock_unlock(&index_lock);
 	return 0;
 }
@@ -290,6 +320,8 @@ state_shutdown(void)
 	index_handle = NULL;
 	pins_close(pins_handle);
 	pins_handle = NULL;
+	ledger_close(ledger_handle);
+	ledger_handle = NULL;
 	state_release(current);
 	current = NULL;
 	pthread_rwlock_unlock(&index_lock);
@@ -341,14 +373,60 @@ decider_put(struct decider *dc, struct generation *g)
 	state_release(was);
 }
 
+/* count_copy - fn of ledger_by_message_id(): one copy more */
+static int
+count_copy(void *arg, const struct arrival *a)
+{
+	(void)a;
+	(*(unsigned *)arg)++;
+	return 0;
+}
+
+/*
+ * record - the arrival record of what dc decided last (d) into the
+ * ledger (index lock held shared), and how many copies of its Message-ID
+ * were recorded before it (*earlier).  A record that cannot be queued
+ * is a fault of ours: d is unrecorded, the reason says why, and so does
+ * why for the log.
+ */
+static void
+record(struct decider *dc, const struct mailmsg *msg, const char *envfrom,
+    struct decision *d, unsigned *earlier, struct pa_err *why)
+{
+	struct arrival a;
+	struct pa_err ignored;
+	const char *id;
+	size_t n;
+
+	decide_arrival(dc, msg, d, envfrom, &a);
+	if (ledger_handle == NULL)
+		pa_err_set(why, "%s", ledger_why);
+	else {
+		/* for the log only: a read that fails counts nothing */
+		if ((id = arrival_message_id(msg, &n)) != NULL && n > 0 &&
+		    ledger_by_message_id_bytes(ledger_handle, id, n,
+		    count_copy, earlier, &ignored) != 0)
+			*earlier = 0;
+		if (ledger_record(ledger_handle, &a, why) == 0)
+			return;
+	}
+	d->unrecorded = 1;
+	n = strlen(d->reason);
+	snprintf(d->reason + n, sizeof(d->reason) - n, "%snot recorded: %s",
+	    n ? "; " : "", why->msg);
+}
+
 int
-state_decide(const struct mailmsg *msg, time_t now, struct decision *d)
+state_decide(const struct mailmsg *msg, time_t now, const char *envfrom,
+    struct decision *d, unsigned *earlier, struct pa_err *unrecorded)
 {
 	struct generation *g;
 	struct decider *dc;
 	struct pa_err err;
 	const char *fault;
 
+	*earlier = 0;
+	unrecorded->msg[0] = '\0';
 	if ((dc = decider_get(&g, &err)) == NULL) {
 		memset(d, 0, sizeof(*d));
 		d->result = VERDICT_TEMPERROR;
@@ -371,7 +449,11 @@ state_decide(const struct mailmsg *msg, time_t now, struct decision *d)
 	else
 		fault = index_why;
 	decider_use_pins(dc, pins_handle, 1);
+	decider_use_ledger(dc, ledger_handle, ledger_why[0] ? ledger_why :
+	    NULL);
 	decide_end(dc, fault ? NULL : index_handle, fault, d);
+	if (g->cf.state_file != NULL)
+		record(dc, msg, envfrom, d, earlier, unrecorded);
 	pthread_rwlock_unlock(&index_lock);
 	decider_put(dc, g);
 	return 0;
@@ -508,9 +590,11 @@ state_reload(const char *path, const char *socket)
 	    index_handle != NULL && !attindex_damaged(index_handle) &&
 	    !attindex_replaced(index_handle)))
 		open_index();
-	/* always: the pins file may have been restored, replaced or
-	   removed, and a handle found damaged is never used again */
+	/* always: the pins and state files may have been restored,
+	   replaced or removed, and a handle found damaged is never used
+	   again */
 	open_pins();
+	open_ledger();
 	pthread_rwlock_unlock(&index_lock);
 	mlog_configure(&fresh->cf);
 	state_release(old);

@@ -381,7 +381,7 @@ milter_stop() {
 }
 
 # pa_make_archive DIR: as tests/t-verify.sh does it, by the CLI.  Sets
-# PA_CONF (Archive, IndexPath, GnuPGHome; the caller may append keys),
+# PA_CONF (Archive, IndexPath, StateFile, GnuPGHome; the caller may append keys),
 # PA_ARCHIVE (the Maildir), PA_GNUPG and PA_SIGNER.
 pa_make_archive() {
 	PA_GNUPG=$1/gnupg
@@ -397,6 +397,7 @@ pa_make_archive() {
 	cat >"$PA_CONF" <<EOF
 Archive $PA_ARCHIVE
 IndexPath $1/index
+StateFile $1/state.mdb
 GnuPGHome $PA_GNUPG
 TrustModel gpg
 UserID root

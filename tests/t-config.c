@@ -144,6 +144,7 @@ static const char every_key[] =
     "OnNoKey reject\n"
     "OnStale tempfail\n"
     "OnUIDMismatch quarantine\n"
+    "OnUnsignedBySigner reject\n"
     "OnError tempfail\n"
     "AttestationWait 30\n"
     "LearnFromMail no\n"
@@ -151,6 +152,9 @@ static const char every_key[] =
     "MarkNonPatches yes\n"
     "PatattKeyring /srv/pgpkeys/.keyring\n"
     "PatattTOFU yes\n"
+    "StateFile \"\"\n"
+    "ArrivalRetentionDays 0\n"
+    "SignerHabitMinimum 5\n"
     "patattkeyring \"/etc/patchattest/local keys\"\n"
     "trustedauthservids  mx2.example.org\n";
 
@@ -248,13 +252,17 @@ same_config(const struct pa_config *a, const struct pa_config *b)
 	    a->on_untrusted == b->on_untrusted &&
 	    a->on_nokey == b->on_nokey && a->on_stale == b->on_stale &&
 	    a->on_uidmismatch == b->on_uidmismatch &&
+	    a->on_unsigned_by_signer == b->on_unsigned_by_signer &&
 	    a->on_error == b->on_error &&
 	    a->attestation_wait == b->attestation_wait &&
 	    a->learn_from_mail == b->learn_from_mail &&
 	    a->archive_refresh == b->archive_refresh &&
 	    a->mark_non_patches == b->mark_non_patches &&
 	    same_list(&a->patatt_keyrings, &b->patatt_keyrings) &&
-	    a->patatt_tofu == b->patatt_tofu;
+	    a->patatt_tofu == b->patatt_tofu &&
+	    same_str(a->state_file, b->state_file) &&
+	    a->arrival_retention_days == b->arrival_retention_days &&
+	    a->signer_habit_minimum == b->signer_habit_minimum;
 }
 
 static void
@@ -285,12 +293,18 @@ test_defaults(void)
 	tap_check(c.on_fail == ACTION_ACCEPT && c.on_none == ACTION_ACCEPT &&
 	    c.on_untrusted == ACTION_ACCEPT && c.on_nokey == ACTION_ACCEPT &&
 	    c.on_stale == ACTION_ACCEPT && c.on_uidmismatch == ACTION_ACCEPT &&
+	    c.on_unsigned_by_signer == ACTION_ACCEPT &&
 	    c.on_error == ONERROR_ACCEPT, "defaults: every action accept");
 	tap_check(c.attestation_wait == 0 && c.learn_from_mail == CONFIG_YES &&
 	    c.archive_refresh == 300 && c.mark_non_patches == CONFIG_NO,
 	    "defaults: no wait, learn, refresh 300, no nopatch header");
 	tap_check(c.patatt_keyrings.n == 0 && c.patatt_tofu == CONFIG_NO,
 	    "defaults: no patatt keyring, no TOFU");
+	tap_check_str(c.state_file, "/var/lib/patchattest/state.mdb",
+	    "defaults: StateFile");
+	tap_check(c.arrival_retention_days == 400 &&
+	    c.signer_habit_minimum == 3,
+	    "defaults: ArrivalRetentionDays 400, SignerHabitMinimum 3");
 	config_release(&c);
 	tap_check(c.index_path == NULL && c.patatt_keyrings.n == 0 &&
 	    c.patatt_keyrings.v == NULL, "release clears the strings");
@@ -335,6 +349,7 @@ test_keys(void)
 	    c.on_untrusted == ACTION_QUARANTINE && c.on_nokey == ACTION_REJECT &&
 	    c.on_stale == ACTION_TEMPFAIL &&
 	    c.on_uidmismatch == ACTION_QUARANTINE &&
+	    c.on_unsigned_by_signer == ACTION_REJECT &&
 	    c.on_error == ONERROR_TEMPFAIL, "every key: the actions");
 	tap_check(c.attestation_wait == 30 && c.learn_from_mail == CONFIG_NO &&
 	    c.archive_refresh == 0 && c.mark_non_patches == CONFIG_YES,
@@ -347,6 +362,20 @@ test_keys(void)
 	    "/etc/patchattest/local keys",
 	    "every key: PatattKeyring, second (quoted, in order)");
 	tap_check_int(c.patatt_tofu, CONFIG_YES, "every key: PatattTOFU");
+	tap_check(c.state_file == NULL, "every key: StateFile \"\" is off");
+	tap_check(c.arrival_retention_days == 0 &&
+	    c.signer_habit_minimum == 5,
+	    "every key: ArrivalRetentionDays, SignerHabitMinimum");
+
+	/* Only a key that may be off takes "", and only quoted. */
+	load(&c, S("StateFile\n"), &text);
+	tap_check(strstr(text, "StateFile: missing value") != NULL,
+	    "StateFile without a value: missing");
+	free(text);
+	load(&c, S("IndexPath \"\"\n"), &text);
+	tap_check(strstr(text, "IndexPath: missing value") != NULL,
+	    "IndexPath \"\": missing, it cannot be off");
+	free(text);
 
 	tap_check_int(load(&c, S("aRcHiVeTyPe MBOX\nTRUSTMODEL Tofu\n"
 	    "stalenessdays +36500\n"), &text), 0, "keys and words in any case");

@@ -25,6 +25,7 @@
 : "${srcdir:=.}"
 : "${top_builddir:=.}"
 MILTER=${PATCHATTEST_MILTER:-$top_builddir/patchattest-milter}
+LEDGER_DUMP=$top_builddir/tests/ledger-dump
 seeds=$srcdir/tests/fixtures/seeds
 . "$srcdir/tests/postfix-lib.sh"
 
@@ -163,6 +164,7 @@ dkim_start verify
 setup $? "the verifying OpenDKIM listens" "$T/verify.log"
 cat >"$T/pa.conf" <<EOF
 IndexPath $T/index
+StateFile $T/state.mdb
 Socket unix:$T/pa.sock
 UMask 000
 Syslog no
@@ -229,6 +231,14 @@ for m in misaligned fail forged forged-own; do
 	expect "$m: our Authentication-Results names no domain" \
 	    "mx.test.example; x-patch-attest=none reason=\"none\" policy.attid=$a" \
 	    "$(field $m Authentication-Results mx.test.example)"
+done
+# recorded: the domain that vouched, in the arrival record
+milter_stop
+for m in aligned misaligned; do
+	want=
+	[ $m = aligned ] && want=example.org
+	expect "$m: the arrival record keeps the domain" "dkim	$want" \
+	    "$("$LEDGER_DUMP" "$T/state.mdb" "$m@t-dkim.test" | grep '^dkim	')"
 done
 grep -q 'Authentication-Results field(s) ignored' "$T/pa.log"
 ok $? "the forged field is logged as ignored (debug)"

@@ -14,6 +14,9 @@
 #   forged-fail   "fail" with a forged "pass" further down (as if no milter
 #                 had removed it)               -> .patches.FAILED/
 #   forged-none   "none" with a forged "pass" further down -> the inbox
+#   unsigned      the unattested patch as the milter marks it when its
+#                 author habitually signs (its "none" header with the
+#                 verdict unsigned-by-signer) -> .patches.unsigned-by-signer/
 #
 # Needs gpg; the procmail part needs procmail, the Sieve part sieve-test
 # (dovecot-sieve) and, as root, runuser: sieve-test refuses to run as
@@ -53,6 +56,7 @@ mkdir -p "$T/archive/new" "$T/archive/cur" "$T/archive/tmp"
 cat >"$T/pa.conf" <<EOF
 Archive $T/archive
 IndexPath $T/index
+StateFile $T/state.mdb
 GnuPGHome $T/gnupg
 TrustModel keyring
 EOF
@@ -96,6 +100,12 @@ expect "none: the milter's verdict" none "$(annotate none)"
 expect "plain: no header for mail that is no patch" "" "$(annotate plain)"
 expect "forged-fail: the milter's verdict on top" fail "$(annotate forged-fail)"
 expect "forged-none: the milter's verdict on top" none "$(annotate forged-none)"
+# the milter's signer memory: "patchattest check" has none, so the header
+# is none's with the verdict the milter would have put in its place
+sed '1s/^X-Patch-Attested: none;/X-Patch-Attested: unsigned-by-signer;/' \
+    "$M/none.eml" >"$M/unsigned.eml"
+expect "unsigned: the milter's verdict" unsigned-by-signer \
+    "$(sed -n '1s/^X-Patch-Attested: \([a-z-]*\);.*/\1/p' "$M/unsigned.eml")"
 expect "forged-fail: the forged copy is there, further down" 2 \
     "$(grep -c '^X-Patch-Attested:' "$M/forged-fail.eml")"
 chmod 644 "$M"/*
@@ -148,7 +158,7 @@ subject() {
 if ! command -v procmail >/dev/null 2>&1; then
 	skip "procmail" "procmail is not installed"
 else
-	for m in pass fail none plain forged-fail forged-none; do
+	for m in pass fail none plain forged-fail forged-none unsigned; do
 		procmail_run $m
 		ok $? "procmail: $m delivered"
 	done
@@ -165,6 +175,8 @@ else
 	    . "$(folder "$T/pm-none")"
 	expect "procmail: plain mail is left to the default" \
 	    . "$(folder "$T/pm-plain")"
+	expect "procmail: unsigned-by-signer is filed into .patches.unsigned-by-signer/" \
+	    ./.patches.unsigned-by-signer "$(folder "$T/pm-unsigned")"
 	expect "procmail: forged-fail is filed by the topmost header: .patches.FAILED/" \
 	    ./.patches.FAILED "$(folder "$T/pm-forged-fail")"
 	expect "procmail: forged-none is filed by the topmost header: the inbox" \
@@ -222,7 +234,7 @@ EOF
 		    -l "maildir:$T/sv-$1" "$T/sieve/patchattest.sieve" \
 		    "$M/$1.eml") >"$T/sv-$1.log" 2>&1
 	}
-	for m in pass fail none plain forged-fail forged-none; do
+	for m in pass fail none plain forged-fail forged-none unsigned; do
 		sieve_run $m
 		st=$?
 		ok $st "sieve: $m delivered"
@@ -244,6 +256,12 @@ EOF
 	esac
 	expect "sieve: none stays in the inbox" . "$(folder "$T/sv-none")"
 	expect "sieve: plain mail stays in the inbox" . "$(folder "$T/sv-plain")"
+	expect "sieve: unsigned-by-signer is filed into patches.unsigned-by-signer" \
+	    ./.patches.unsigned-by-signer "$(folder "$T/sv-unsigned")"
+	case $(msgfile "$T/sv-unsigned") in
+	*:2,*F*) ok 0 "sieve: unsigned-by-signer is flagged" ;;
+	*) ok 1 "sieve: unsigned-by-signer is flagged" ;;
+	esac
 	expect "sieve: forged-fail is filed by the topmost header: patches.FAILED" \
 	    ./.patches.FAILED "$(folder "$T/sv-forged-fail")"
 	case $(msgfile "$T/sv-forged-fail") in

@@ -80,6 +80,7 @@ run() {
 	mkdir -p "$d"
 	{
 		echo "IndexPath $d/index"
+		echo "StateFile $d/state.mdb"
 		echo "PatattKeyring $KR"
 		echo "Socket unix:$d/milter.sock"
 		echo "Syslog no"

@@ -52,7 +52,7 @@ if [ -d /run/patchattest ] && [ -d /var/lib/patchattest ]; then
 	ok $? "-n says so"
 else
 	expect "-n on conf/patchattest.conf as shipped, here" 1 $st
-	! grep -v '^[^ ]*: \(Socket\|IndexPath\) [^ ]* (the default): \(its folder\|the folder to make it in\)' \
+	! grep -v '^[^ ]*: \(Socket\|IndexPath\|StateFile\) [^ ]* (the default): \(its folder\|the folder to make it in\)' \
 	    "$T/out"
 	ok $? "-n names only the default folders that are not here"
 fi
@@ -60,7 +60,7 @@ fi
 # Five problems: two the parser finds, three only -n's checks find.
 printf '%s\n' '# a bad file' 'Socket inet:99999@127.0.0.1' 'Frobnicate yes' \
     'UserID no-such-user-here' 'OnFail discard' "IndexPath $T/no/ix" \
-    >"$T/bad.conf"
+    "StateFile $T/state.mdb" >"$T/bad.conf"
 "$M" -n -c "$T/bad.conf" >"$T/out" 2>"$T/err"
 expect "-n on a bad file exits 1" 1 $?
 grep -q "bad.conf:3: unknown key \"Frobnicate\"" "$T/err"
@@ -98,7 +98,8 @@ ok $? "  and named as given with -p"
 
 # What start-up would find: the folders of the socket and the PidFile
 printf '%s\n' "Socket local:$T/nosock/sock" "IndexPath $T/ix" \
-    "PidFile $T/nopid/milter.pid" "$root" >"$T/folders.conf"
+    "PidFile $T/nopid/milter.pid" "$root" "StateFile $T/state.mdb" \
+    >"$T/folders.conf"
 "$M" -n -c "$T/folders.conf" >"$T/out" 2>"$T/err"
 expect "-n with the socket's and the PidFile's folders missing exits 1" 1 $?
 grep -q "folders.conf:1: Socket local:$T/nosock/sock: its folder $T/nosock: No such" \
@@ -109,33 +110,51 @@ st=$?
 ok $st "-n names both folders, with file and line"
 [ $st -eq 0 ] || diag "$T/err"
 
-# PatattTOFUPins: its folder, and a file there that is no pin store (read
-# without making LMDB's lock file beside it, which root would own)
+# store_n KEY DAMAGE LINE...: -n on the store file KEY names (PatattTOFUPins,
+# StateFile): in a folder that is not there, a file there that is no such
+# store (read without making LMDB's lock file beside it, which root would
+# own; DAMAGE: what -n says of it), an empty one, and one to be made; the
+# configuration is LINE... then KEY
 mkdir "$T/pins"
-awk 'BEGIN { for (i = 0; i < 128; i++) printf "%063d\n", i }' \
-    >"$T/pins/junk.mdb"
-: >"$T/pins/empty.mdb"
-for f in nodir/pins.mdb pins/junk.mdb pins/empty.mdb pins/new.mdb; do
-	printf '%s\n' "Socket inet:8891@127.0.0.1" "IndexPath $T/ix" \
-	    "PatattTOFU yes" "PatattTOFUPins $T/$f" "$root" >"$T/pins.conf"
-	"$M" -n -c "$T/pins.conf" >"$T/out-${f%%/*}-${f#*/}" 2>&1
-	echo $? >>"$T/out-${f%%/*}-${f#*/}"
-done
-grep -q "pins.conf:4: PatattTOFUPins $T/nodir/pins.mdb: the folder to make it in: No such file" \
-    "$T/out-nodir-pins.mdb" && [ "$(tail -1 "$T/out-nodir-pins.mdb")" = 1 ]
-ok $? "-n: PatattTOFUPins in a folder that is not there, file and line"
-grep -q "pins.conf:4: PatattTOFUPins $T/pins/junk.mdb: .*not a pin store" \
-    "$T/out-pins-junk.mdb" && [ "$(tail -1 "$T/out-pins-junk.mdb")" = 1 ]
-ok $? "-n: a PatattTOFUPins file that is not a pin store"
-[ ! -e "$T/pins/junk.mdb-lock" ]
-ok $? "  and no lock file is made beside it"
-grep -q "pins.conf:4: PatattTOFUPins $T/pins/empty.mdb: .*the file is empty" \
-    "$T/out-pins-empty.mdb" && [ "$(tail -1 "$T/out-pins-empty.mdb")" = 1 ]
-ok $? "-n: an empty PatattTOFUPins file is damage"
-[ "$(tail -1 "$T/out-pins-new.mdb")" = 0 ]
-st=$?
-ok $st "-n: a PatattTOFUPins file to be made in a folder that is there"
-[ $st -eq 0 ] || diag "$T/out-pins-new.mdb"
+store_n() {
+	key=$1 damage=$2
+	shift 2
+	at=$(($# + 1))
+	awk 'BEGIN { for (i = 0; i < 128; i++) printf "%063d\n", i }' \
+	    >"$T/pins/junk-$key"
+	: >"$T/pins/empty-$key"
+	for f in nodir/$key pins/junk-$key pins/empty-$key pins/new-$key; do
+		printf '%s\n' "$@" "$key $T/$f" "$root" >"$T/$key.conf"
+		"$M" -n -c "$T/$key.conf" >"$T/out-$f" 2>&1
+		echo $? >>"$T/out-$f"
+	done
+	grep -q "$key.conf:$at: $key $T/nodir/$key: the folder to make it in: No such file" \
+	    "$T/out-nodir/$key" && [ "$(tail -1 "$T/out-nodir/$key")" = 1 ]
+	ok $? "-n: $key in a folder that is not there, file and line"
+	grep -q "$key.conf:$at: $key $T/pins/junk-$key: .*$damage" \
+	    "$T/out-pins/junk-$key" &&
+	    [ "$(tail -1 "$T/out-pins/junk-$key")" = 1 ]
+	ok $? "-n: a $key file that is no such store"
+	[ ! -e "$T/pins/junk-$key-lock" ]
+	ok $? "  and no lock file is made beside it"
+	grep -q "$key.conf:$at: $key $T/pins/empty-$key: .*the file is empty" \
+	    "$T/out-pins/empty-$key" &&
+	    [ "$(tail -1 "$T/out-pins/empty-$key")" = 1 ]
+	ok $? "-n: an empty $key file is damage"
+	[ "$(tail -1 "$T/out-pins/new-$key")" = 0 ]
+	st=$?
+	ok $st "-n: a $key file to be made in a folder that is there"
+	[ $st -eq 0 ] || diag "$T/out-pins/new-$key"
+}
+mkdir "$T/out-pins" "$T/out-nodir"
+store_n PatattTOFUPins "not a pin store" "Socket inet:8891@127.0.0.1" \
+    "IndexPath $T/ix" "StateFile $T/state.mdb" "PatattTOFU yes"
+store_n StateFile "not a ledger" "Socket inet:8891@127.0.0.1" \
+    "IndexPath $T/ix"
+printf '%s\n' "Socket inet:8891@127.0.0.1" "IndexPath $T/ix" 'StateFile ""' \
+    "$root" >"$T/state-off.conf"
+"$M" -n -c "$T/state-off.conf" >"$T/out-state-off" 2>&1
+ok $? "-n: StateFile \"\" is off, nothing to check"
 
 # ... and what the milter's user could not use once root is left behind
 if [ -n "$root" ] && id nobody >/dev/null 2>&1; then
@@ -186,7 +205,8 @@ then
 	echo precious >"$T/secret"
 	chmod 600 "$T/secret"
 	printf '%s\n' "Socket local:$T/race/sock" "Syslog no" \
-	    "IndexPath $T/race/ix" "UserID nobody" >"$T/race.conf"
+	    "IndexPath $T/race/ix" "UserID nobody" \
+	    "StateFile $T/race/state.mdb" >"$T/race.conf"
 	cat >"$T/racer.py" <<'EOF_PY'
 import os, stat, sys
 sock, link, target = sys.argv[1], sys.argv[1] + ".l", sys.argv[2]
@@ -248,7 +268,8 @@ mkdir -m 755 "$T/shared/sock" "$T/realpid"
 ln -s "$T/realpid" "$T/pidlink"
 [ -z "$root" ] || chown -h nobody "$T/pidlink" 2>/dev/null
 printf '%s\n' "Socket local:$T/shared/sock/sock" "IndexPath $T/ix" \
-    "PidFile $T/pidlink/milter.pid" "$root" >"$T/shared.conf"
+    "PidFile $T/pidlink/milter.pid" "$root" "StateFile $T/state.mdb" \
+    >"$T/shared.conf"
 "$M" -n -c "$T/shared.conf" >"$T/out" 2>"$T/err"
 expect "-n: a folder others may change above the socket, a PidFile folder behind a link: exits 1" 1 $?
 grep -q "shared.conf:1: Socket local:$T/shared/sock/sock: its folder $T/shared/sock: $T/shared may be written by others than root" "$T/err"
@@ -265,8 +286,8 @@ for bad in -x --bogus; do
 	ok $? "  and shows the usage on standard error"
 done
 
-printf 'Socket local:%s/no/such/dir/sock\nSyslog no\nIndexPath %s/ix\n%s\n' \
-    "$T" "$T" "$root" >"$T/nodir.conf"
+printf 'Socket local:%s/no/such/dir/sock\nSyslog no\nIndexPath %s/ix\n%s\nStateFile %s/state.mdb\n' \
+    "$T" "$T" "$root" "$T" >"$T/nodir.conf"
 "$M" -f -c "$T/nodir.conf" >"$T/out" 2>"$T/err"
 rc=$?
 [ "$rc" -ne 0 ]
@@ -280,7 +301,8 @@ ok $? "and says why, before it tries to listen"
 pidconf() {
 	mkdir -p "$T/$1"
 	printf '%s\n' "Socket local:$T/$1/sock" "Syslog no" \
-	    "IndexPath $T/$1/ix" "PidFile $2" "$root" >"$T/$1/conf"
+	    "IndexPath $T/$1/ix" "PidFile $2" "$root" \
+	    "StateFile $T/$1/state.mdb" >"$T/$1/conf"
 }
 # a symbolic link at the path: refused, its target untouched
 mkdir -m 755 "$T/pid"

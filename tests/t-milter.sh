@@ -21,6 +21,8 @@
 : "${top_builddir:=.}"
 MILTER=${PATCHATTEST_MILTER:-$top_builddir/patchattest-milter}
 RECORDER=$top_builddir/tests/milter-record
+LEDGER_DUMP=$top_builddir/tests/ledger-dump
+started=$(date +%s)
 scenarios=$srcdir/tests/milter
 seeds=$srcdir/tests/fixtures/seeds
 fixtures=$srcdir/tests/fixtures/mail
@@ -133,6 +135,28 @@ if [ -n "$have_patatt" ]; then
 	sed "0,/^Date: .*/s//Date: $(date -R -d "@$ago")/" \
 	    "$D/clock-signed-old.eml" >"$D/clock-resent.eml"
 fi
+# signer memory: seeds 003-005 in the name of dev@example.org signed with
+# dev's key, seed 006 in dev's name unsigned, seed 007 in another's
+# habit_mail IN OUT FROM N: IN from FROM, with Message-ID habit-N and a
+# List-Id
+habit_mail() {
+	sed -e "s/^From: .*/From: $3/" -e \
+	    "s/^Date: .*/&\nMessage-ID: <habit-$4@example.org>\nList-Id: <leds.example.org>/" \
+	    "$1" >"$2"
+}
+have_habit=
+if [ -n "$have_patatt" ]; then
+	have_habit=yes
+	for i in 1 2 3; do
+		habit_mail "$D/p$((i + 1)).eml" "$T/habit-$i.raw" \
+		    'Dev Eloper <dev@example.org>' $i &&
+		    patatt_sign "$T/habit-$i.raw" "$D/habit-$i.eml" || have_habit=
+	done
+	habit_mail "$D/p5.eml" "$D/habit-forged.eml" \
+	    'Dev Eloper <dev@example.org>' forged
+	habit_mail "$D/p6.eml" "$D/habit-other.eml" \
+	    'Carol Writer <carol@example.net>' other
+fi
 # for PatattTOFU: seed 002 signed by a second key as DEV@Example.ORG, by
 # the first as dev2@example.org and as new@example.org
 tofu_sign() {
@@ -233,6 +257,7 @@ defines=
 hdr_index=
 gnupghome=
 refresh=
+statefile=
 stopping=
 racers=
 
@@ -292,6 +317,7 @@ scenario() {
 	{
 		[ -z "$archive" ] || echo "Archive $archive"
 		echo "IndexPath $d/index"
+		echo "StateFile ${statefile:-$d/state.mdb}"
 		echo "GnuPGHome ${gnupghome:-$T/gnupg}"
 		echo "Socket unix:$d/milter.sock"
 		echo "Syslog no"
@@ -357,6 +383,7 @@ scenario() {
 	hdr_index=
 	gnupghome=
 	refresh=
+	statefile=
 	racers=
 }
 
@@ -508,6 +535,92 @@ if [ -n "$have_patatt" ]; then
 		ok 0 "patatt-only: nothing is temperror"
 	fi
 fi
+if [ -n "$have_habit" ]; then
+	scenario habit t-habit.lua empty "PatattKeyring $T/patatt/keyring" \
+	    "AuthservID mx.test.example"
+	# every field of one record, read back through the ledger
+	"$LEDGER_DUMP" "$T/run/habit/state.mdb" habit-1@example.org \
+	    >"$T/habit.dump" 2>&1
+	ok $? "habit: the record of habit-1 is in the state file"
+	field() {
+		sed -n "s/^$1	//p" "$T/habit.dump"
+	}
+	hash=$("$PATCHATTEST" hash "$D/habit-1.eml" 2>/dev/null)
+	st=0
+	for want in "message_id habit-1@example.org" "copy 1" \
+	    "envelope_from dev@example.org" \
+	    "author Dev Eloper <dev@example.org>" \
+	    "identity dev@example.org" \
+	    "subject [PATCH v4 2/6] x86/elf: Split READ_IMPLIES_EXEC from executable GNU_STACK" \
+	    "list_id <leds.example.org>" "has_patch 1" "result pass" \
+	    "v01 none" "patatt pass" "key ed25519/example.org/dev/t1" \
+	    "signed_trusted 1"; do
+		got=$(field "${want%% *}")
+		[ "$got" = "${want#* }" ] && continue
+		echo "#   ${want%% *}: got '$got', want '${want#* }'"
+		st=1
+	done
+	for h in i m p; do
+		printf '%s\n' "$hash" | grep -q "$(field $h)" || {
+			echo "#   $h $(field $h) is not among: $hash"
+			st=1
+		}
+	done
+	pid=$(git patch-id --stable <"$D/habit-1.eml" | cut -d' ' -f1)
+	[ -n "$pid" ] && [ "$(field patch_id)" = "$pid" ] || {
+		echo "#   patch_id $(field patch_id), git says $pid"
+		st=1
+	}
+	[ "$(sed '1,/^trailers$/d' "$T/habit.dump")" = "$(printf '%s\n' \
+	    'Suggested-by: Hector Marco-Gisbert <hecmargi@upv.es>' \
+	    'Signed-off-by: Kees Cook <keescook@chromium.org>' \
+	    'Reviewed-by: Jason Gunthorpe <jgg@mellanox.com>')" ] || {
+		echo "#   trailers: $(sed '1,/^trailers$/d' "$T/habit.dump")"
+		st=1
+	}
+	core=$(field m_core)
+	[ ${#core} -eq 64 ] && [ "$core" != "$(field m)" ] || {
+		echo "#   m_core '$core' is not m without the trailers"
+		st=1
+	}
+	arrived=$(field arrived)
+	[ -n "$arrived" ] && [ "$arrived" -ge "$started" ] &&
+	    [ "$arrived" -le "$(date +%s)" ] || {
+		echo "#   arrived $arrived: not the milter's clock"
+		st=1
+	}
+	ok $st "habit: each field of the record is the mail's"
+	"$LEDGER_DUMP" "$T/run/habit/state.mdb" habit-forged@example.org |
+	    grep -qx 'result	unsigned-by-signer'
+	ok $? "habit: the forged patch is recorded as unsigned-by-signer"
+	grep -q 'result=unsigned-by-signer .*reason="dev@example.org signed 3 of its last 3 patches' \
+	    "$T/run/habit/milter.log"
+	ok $? "habit: the log line names the habit"
+	grep -q 'HABITCOPY2: message-id="<habit-other@example.org>" arrived 1 time(s) before: this copy is recorded beside the earlier' \
+	    "$T/run/habit/milter.log" &&
+	    [ "$("$LEDGER_DUMP" "$T/run/habit/state.mdb" \
+	    habit-other@example.org | grep -c '^copy	')" -eq 2 ]
+	ok $? "habit: a second copy of a Message-ID is logged and kept"
+	grep -q 'LONGCOPY2: message-id="<xxxx*" arrived 1 time(s) before' \
+	    "$T/run/habit/milter.log"
+	ok $? "habit: so is one of 900 bytes, with other content"
+	defines="ACTION=reject"
+	scenario habit-reject t-habit.lua empty \
+	    "PatattKeyring $T/patatt/keyring" "OnUnsignedBySigner reject"
+else
+	skip "habit (t-habit.lua)" "patatt or git is not installed"
+fi
+# the state file written over with garbage under the milter
+for e in accept tempfail; do
+	defines="STATEFILE=$T/run/ledger-$e/state.mdb ONERROR=$e
+	    PIDFILE=$T/run/ledger-$e/milter.pid"
+	scenario ledger-$e t-ledger-fault.lua main "OnError $e" \
+	    "PidFile $T/run/ledger-$e/milter.pid"
+	grep -q ': the arrival record was not written (OnError): ' \
+	    "$T/run/ledger-$e/milter.log"
+	ok $? "ledger-$e: the log says the record was not written"
+done
+
 if [ -n "$have_tofu" ]; then
 	defines="KEYRING=$T/tofu-kr"
 	scenario tofu t-tofu.lua noarchive "PatattKeyring $T/tofu-kr" \

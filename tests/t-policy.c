@@ -55,11 +55,11 @@ test_actions(void)
 	struct policy_outcome o;
 	struct decision d;
 	/* Each verdict with the key that sets its action, in order. */
-	static const enum verdict verdicts[6] = {
+	static const enum verdict verdicts[7] = {
 		VERDICT_FAIL, VERDICT_NONE, VERDICT_UNTRUSTED, VERDICT_NOKEY,
-		VERDICT_STALE, VERDICT_UIDMISMATCH
+		VERDICT_STALE, VERDICT_UIDMISMATCH, VERDICT_UNSIGNED_BY_SIGNER
 	};
-	enum action *fields[6];
+	enum action *fields[7];
 	size_t k;
 
 	config_init(&cf);
@@ -69,7 +69,8 @@ test_actions(void)
 	fields[3] = &cf.on_nokey;
 	fields[4] = &cf.on_stale;
 	fields[5] = &cf.on_uidmismatch;
-	for (k = 0; k < 6; k++) {
+	fields[6] = &cf.on_unsigned_by_signer;
+	for (k = 0; k < 7; k++) {
 		d = verdict(verdicts[k], "");
 		policy_apply(&cf, &d, NOW, &o);
 		tap_check(o.action == ACTION_ACCEPT && o.rcode == NULL,
@@ -114,6 +115,25 @@ test_actions(void)
 	d.unsafe = 1;
 	policy_apply(&cf, &d, NOW, &o);
 	tap_check(o.action == ACTION_TEMPFAIL, "unsafe for now: deferred");
+
+	/* Judged, not recorded: a fault of ours, OnError's to decide. */
+	d = verdict(VERDICT_PASS, "not recorded: the disk is full");
+	d.unrecorded = 1;
+	policy_apply(&cf, &d, NOW, &o);
+	tap_check(o.action == ACTION_ACCEPT, "unrecorded pass, OnError "
+	    "accept: accepted");
+	cf.on_error = ONERROR_TEMPFAIL;
+	policy_apply(&cf, &d, NOW, &o);
+	tap_check(o.action == ACTION_TEMPFAIL && strcmp(o.rcode, "451") == 0 &&
+	    strstr(o.text, "not recorded: the disk is full") != NULL,
+	    "unrecorded pass, OnError tempfail: deferred, and says why");
+	cf.on_error = ONERROR_ACCEPT;
+	cf.on_fail = ACTION_REJECT;
+	d = verdict(VERDICT_FAIL, "not recorded: the disk is full");
+	d.unrecorded = 1;
+	policy_apply(&cf, &d, NOW, &o);
+	tap_check(o.action == ACTION_REJECT, "unrecorded fail, OnError "
+	    "accept: OnFail's reject stands");
 	config_release(&cf);
 }
 

@@ -7,6 +7,9 @@
 #   none; dkim= nobody's signature, but the author's domain vouches (a
 #               DKIM signature of it that the MTA's verifier passed):
 #               filed into "patches.domain"
+#   unsigned-by-signer
+#               (a habitual signer's patch arriving unsigned) flagged and
+#               filed into "patches.unsigned-by-signer"
 #   the rest    (none, nokey, untrusted, uidmismatch, stale, temperror,
 #               and mail without the header) left to the rules after
 #               this script, or to the inbox
@@ -47,5 +50,8 @@ if header :index 1 :matches "X-Patch-Attested" ["fail", "fail;*"] {
 if header :index 1 :matches "X-Patch-Attested" ["none; dkim=*",
     "none; scheme=patatt; dkim=*", "none; scheme=v0.1; dkim=*"] {
 	fileinto :create "patches.domain";
+if header :index 1 :matches "X-Patch-Attested"
+    ["unsigned-by-signer", "unsigned-by-signer;*"] {
+	fileinto :create :flags "\\Flagged" "patches.unsigned-by-signer";
 	stop;
 }

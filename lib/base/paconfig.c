@@ -133,6 +133,10 @@ const struct config_key config_keys[] = {
 	    OFF(on_uidmismatch),
 	    "What to do with a patch whose signer is not its author "
 	    "(strict)." },
+	{ "OnUnsignedBySigner", CONFIG_CHOICE, "accept", 0, 0, actions,
+	    OFF(on_unsigned_by_signer),
+	    "What to do with a patch not signed the way its author habitually "
+	    "signs (StateFile)." },
 	{ "OnError", CONFIG_CHOICE, "accept", 0, 0, on_errors, OFF(on_error),
 	    "When the index or keyring is unusable: pass the mail, or "
 	    "tempfail." },
@@ -166,13 +170,17 @@ const struct config_key config_keys[] = {
 	    "File of the keys trusted on first use (made when missing), "
 	    "apart from the index." },
 
-	{ "StateFile", CONFIG_PATH, "/var/lib/patchattest/state.mdb", 0, 0,
-	    NULL, OFF(state_file),
-	    "File of the arrival records and signing habits (made when "
-	    "missing); empty: none kept." },
+	{ "StateFile", CONFIG_PATH, "/var/lib/patchattest/state.mdb",
+	    CONFIG_MAY_BE_OFF, 0, NULL, OFF(state_file),
+	    "File of what arrived and who habitually signs (made when "
+	    "missing), apart from the index." },
 	{ "ArrivalRetentionDays", CONFIG_INT, "400", 0, 36500, NULL,
 	    OFF(arrival_retention_days),
-	    "Days an arrival record is kept; 0: for ever." },
+	    "Days an arrival record is kept in StateFile; 0: for ever." },
+	{ "SignerHabitMinimum", CONFIG_INT, "3", 1, 32, NULL,
+	    OFF(signer_habit_minimum),
+	    "Of an identity's recent patches, how many signed with a trusted "
+	    "key make signing its habit." },
 };
 
 #define NKEYS	(sizeof(config_keys) / sizeof(config_keys[0]))
@@ -491,6 +499,7 @@ config_line(struct pa_config *cfg, char *line, struct config_file *cf)
 	struct sbuf *sb;
 	char *name, *value, *p;
 	size_t i, d, best = CONFIG_HINT + 1;
+	int quoted;
 
 	name = config_skipspace(line);
 	if (*name == '\0' || *name == '#')
@@ -521,9 +530,14 @@ config_line(struct pa_config *cfg, char *line, struct config_file *cf)
 	}
 	if (seen[i] == 0)
 		seen[i] = cf->lineno;
+	quoted = *value == '"';
 	if (config_unquote(value, k, cf) != 0)
 		return;
-	if (*value == '\0')
+	if (*value == '\0' && quoted && k->type == CONFIG_PATH &&
+	    k->min == CONFIG_MAY_BE_OFF) {
+		free(*(char **)(void *)((char *)cfg + k->offset));
+		*(char **)(void *)((char *)cfg + k->offset) = NULL;
+	} else if (*value == '\0')
 		sbuf_addf(config_problem(cf), "%s: missing value\n", k->name);
 	else
 		config_set(cfg, k, value, cf);
@@ -751,6 +765,8 @@ config_write_sample(FILE *fp)
 			    "values.\n");
 		if (k->type == CONFIG_WORDS)
 			fprintf(fp, "# %s\n", config_words_doc);
+		if (k->type == CONFIG_PATH && k->min == CONFIG_MAY_BE_OFF)
+			fprintf(fp, "# %s \"\" turns it off.\n", k->name);
 		if (k->type == CONFIG_CHOICE) {
 			fputs("# One of:", fp);
 			for (j = 0; k->choices[j] != NULL; j++)
@@ -807,6 +823,8 @@ config_write_man(FILE *fp)
 			    fp);
 		if (k->type == CONFIG_WORDS)
 			fprintf(fp, "%s\n", config_words_doc);
+		if (k->type == CONFIG_PATH && k->min == CONFIG_MAY_BE_OFF)
+			fputs("\\fB\"\"\\fR turns it off.\n", fp);
 		if (k->type == CONFIG_CHOICE) {
 			fputs("One of", fp);
 			for (j = 0; k->choices[j] != NULL; j++) {

@@ -93,6 +93,9 @@ enum yes_no {
 	CONFIG_YES
 };
 
+/* A CONFIG_PATH row's min: Key "" sets it to NULL (off). */
+#define CONFIG_MAY_BE_OFF	1
+
 #define CONFIG_KEYS_MAX	64	/* rows of config_keys[], with room */
 
 /* A key given on several lines, each adding values, in order. */
@@ -128,7 +131,8 @@ struct pa_config {
 	char			*authserv_id;	/* NULL: no A-R header */
 	struct config_list	 trusted_authserv_ids;	/* the verifiers' */
 	enum action		 on_fail, on_none, on_untrusted, on_nokey,
-				 on_stale, on_uidmismatch;
+				 on_stale, on_uidmismatch,
+				 on_unsigned_by_signer;
 	enum on_error		 on_error;
 	long			 attestation_wait;	/* minutes, 0: off */
 	enum yes_no		 learn_from_mail;
@@ -141,9 +145,10 @@ struct pa_config {
 	enum yes_no		 patatt_tofu;
 	char			*patatt_tofu_pins;	/* the pins' file */
 
-	/* What arrived and who habitually signs (the ledger) */
-	char			*state_file;	/* "": none kept */
-	long			 arrival_retention_days;	/* 0: for ever */
+	/* What mail leaves behind: arrivals and signing habits */
+	char			*state_file;	/* NULL: off */
+	long			 arrival_retention_days;	/* 0: kept */
+	long			 signer_habit_minimum;
 
 	/* The line of the file each key of config_keys[] was set on; 0: its
 	   default.  For messages about a value (config_key_line()). */
@@ -167,7 +172,9 @@ struct config_key {
 	const char		*name;
 	enum config_type	 type;
 	const char		*def;		/* default as written in a file */
-	long			 min, max;	/* CONFIG_INT, _MODE bounds */
+	long			 min, max;	/* CONFIG_INT, _MODE bounds;
+						   CONFIG_PATH: min may be
+						   CONFIG_MAY_BE_OFF */
 	const char *const	*choices;	/* CONFIG_CHOICE words, NULL-ended */
 	size_t			 offset;	/* into struct pa_config */
 	const char		*doc;		/* one line for the manual */

@@ -9,12 +9,10 @@
 
 #include "patchattest.h"
 #include "decide.h"
+#include "decide-int.h"
 #include "base.h"
 #include "mail.h"
 #include "sig.h"
-
-#define MAX_HITS	64
-
 
 static const char *const verdict_names[] = {
 	[VERDICT_PASS] = "pass",
@@ -23,6 +21,7 @@ static const char *const verdict_names[] = {
 	[VERDICT_UNTRUSTED] = "untrusted",
 	[VERDICT_NOKEY] = "nokey",
 	[VERDICT_FAIL] = "fail",
+	[VERDICT_UNSIGNED_BY_SIGNER] = "unsigned-by-signer",
 	[VERDICT_NONE] = "none",
 	[VERDICT_TEMPERROR] = "temperror",
 };
@@ -51,33 +50,6 @@ static const struct {
 	    DETAIL_KEY },
 };
 
-struct decider {
-	const struct pa_config	*cfg;
-	struct patatt_keyring	*keys;
-	struct patatt_keyring	*own_keys;	/* keys, when made here */
-	struct pgp		*pgp;
-	struct patatt		*pt;
-	struct patatt_report	 report;
-	struct msghash		 h;
-	struct sbuf		 name, email, work;
-	struct att_hit		 hits[MAX_HITS];
-	struct pins		*pins;		/* PatattTOFU's, or NULL */
-	int			 record;	/* patches may pin */
-	/* the message being decided, from decide_begin() to decide_end() */
-	struct attindex		*ix;
-	time_t			 now;
-	time_t			 date;		/* 0: no usable Date */
-	int			 has_patch;
-	int			 patatt_failed;	/* the signatures could not
-						   be judged: why says why */
-	int			 temperror;
-	int			 lasting;	/* ... for good: too big */
-	char			 temperror_why[sizeof(((struct pa_err *)0)->msg)];
-	struct authres		 ar;		/* one field, being read */
-	char			 dkim_domain[AUTHRES_DOMAIN_MAX];
-	unsigned		 authres_ignored;
-};
-
 /* A verdict in the making: the best one found so far wins. */
 struct candidate {
 	struct decision	 d;
@@ -98,6 +70,7 @@ decider_new(struct decider **dp, const struct pa_config *cfg,
 	}
 	d->cfg = cfg;
 	msghash_init(&d->h);
+	patchfacts_init(&d->pf);
 	sbuf_init(&d->name, 4096);
 	sbuf_init(&d->email, 4096);
 	sbuf_init(&d->work, 1 << 16);
@@ -131,6 +104,14 @@ decider_use_pins(struct decider *d, struct pins *pins, int record)
 }
 
 void
+decider_use_ledger(struct decider *d, struct ledger *ledger,
+    const char *why)
+{
+	d->ledger = ledger;
+	d->ledger_why = ledger != NULL ? NULL : why;
+}
+
+void
 decider_free(struct decider *d)
 {
 	if (d == NULL)
@@ -139,6 +120,7 @@ decider_free(struct decider *d)
 	patatt_free(d->pt);
 	patatt_keyring_free(d->own_keys);
 	msghash_release(&d->h);
+	patchfacts_release(&d->pf);
 	sbuf_release(&d->name);
 	sbuf_release(&d->email);
 	sbuf_release(&d->work);
@@ -548,6 +530,7 @@ decide_begin(struct decider *d, const struct mailmsg *msg, time_t now)
 		d->date = 0;
 	author(d, msg);
 	vouched(d, msg);
+	signer_read(d, msg);
 	return 0;
 }
 
@@ -619,6 +602,8 @@ decide_end(struct decider *d, struct attindex *ix, const char *ix_fault,
 		attested(d, ix_fault, out);
 	if (d->report.total > 0)
 		signed_by(d, out);
+	if (d->has_patch)
+		signer_memory(d, out);
 	out->has_patch = d->has_patch;
 	out->mail_date = d->date;
 	memcpy(out->dkim_domain, d->dkim_domain, sizeof(out->dkim_domain));

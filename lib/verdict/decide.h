@@ -42,6 +42,8 @@ enum verdict {
 	VERDICT_UNTRUSTED,	/* signed by a key that is not trusted */
 	VERDICT_NOKEY,		/* signed by a key we do not have */
 	VERDICT_FAIL,		/* the patch differs, or the signature is bad */
+	VERDICT_UNSIGNED_BY_SIGNER,	/* not signed with the key its identity
+					   habitually signs with */
 	VERDICT_NONE,		/* a patch, and no attestation for it */
 	VERDICT_TEMPERROR	/* the index or the keyring is unusable */
 };
@@ -68,6 +70,8 @@ struct decision {
 	int		 unsafe;		/* TEMPERROR with fields only
 						   we may write left in it:
 						   never accepted */
+	int		 unrecorded;		/* its arrival record could
+						   not be written: OnError */
 	char		 attid[MSGHASH_ATTID_LEN + 1];
 	unsigned	 differs;		/* DECIDE_DIFF_* for FAIL */
 	char		 signer[PGP_UIDLEN];	/* "Name <addr>", or "" */
@@ -118,6 +122,33 @@ void	decider_rebind(struct decider *, const struct pa_config *cfg);
  * the pins are only read
  */
 void	decider_use_pins(struct decider *, struct pins *pins, int record);
+
+/*
+ * decider_use_ledger - signer memory from ledger from now on (see
+ * signer.c).  NULL: none; why says why it cannot be consulted, which the
+ * reason of a verdict it could have changed repeats, or is NULL when it
+ * is off by design.  why must stay valid until decide_end().
+ */
+void	decider_use_ledger(struct decider *, struct ledger *,
+	    const char *why);
+
+/*
+ * decide_author - the identity signer memory knows the author of the
+ * message decide_begin() took last by (canonical, see signer.c), or ""
+ */
+const char	*decide_author(const struct decider *);
+
+/*
+ * decide_arrival - the arrival record of the message decided last into
+ * a: its fields from msg (unchanged since decide_begin()) as
+ * arrival_from_mail() reads them, and d (its decision by decide_end()),
+ * envelope_from as the MTA gave it, arrived at the time decide_begin()
+ * was given.  copy is left for the store.  It reuses the decider's
+ * working storage: call it after decide_end(), before the next message.
+ */
+void	decide_arrival(struct decider *, const struct mailmsg *msg,
+	    const struct decision *d, const char *envelope_from,
+	    struct arrival *a);
 
 /*
  * decide_begin - the first step on msg, which must stay unchanged until

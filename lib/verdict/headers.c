@@ -23,6 +23,7 @@ static const char *const authres_words[] = {
 	[VERDICT_UNTRUSTED] = "neutral",
 	[VERDICT_NOKEY] = "neutral",
 	[VERDICT_FAIL] = "fail",
+	[VERDICT_UNSIGNED_BY_SIGNER] = "policy",
 	[VERDICT_NONE] = "none",
 	[VERDICT_TEMPERROR] = "temperror",
 };

@@ -15,6 +15,7 @@ static const char *const reply_words[] = {
 	[VERDICT_UNTRUSTED] = "attested by a key that is not trusted",
 	[VERDICT_NOKEY] = "attested by an unknown key",
 	[VERDICT_FAIL] = "not what its attestation says",
+	[VERDICT_UNSIGNED_BY_SIGNER] = "not signed the way its author signs",
 	[VERDICT_NONE] = "not attested",
 	[VERDICT_TEMPERROR] = "not checked: the attestation index or keyring "
 	    "is unusable",
@@ -25,13 +26,18 @@ static const char *const reply_words[] = {
  * where the milter fails open or closed.  A message it could not judge
  * for now follows OnError; one it will never be able to judge (too big)
  * is accepted, marked: a retry would meet the same.  One that still
- * carries fields only we may write (d->unsafe) is never accepted.
+ * carries fields only we may write (d->unsafe) is never accepted.  One
+ * judged but not recorded (d->unrecorded) is deferred under OnError
+ * tempfail, so that its retry is recorded; else its verdict stands.
  */
 static enum action
 configured_action(const struct pa_config *cf, const struct decision *d)
 {
 	if (d->unsafe)		/* a forgery of ours would stay: refused */
 		return d->lasting ? ACTION_REJECT : ACTION_TEMPFAIL;
+	/* Not recorded: a fault of ours, whatever the verdict. */
+	if (d->unrecorded && cf->on_error == ONERROR_TEMPFAIL)
+		return ACTION_TEMPFAIL;
 	switch (d->result) {
 	case VERDICT_PASS:
 		return ACTION_ACCEPT;
@@ -45,6 +51,8 @@ configured_action(const struct pa_config *cf, const struct decision *d)
 		return cf->on_nokey;
 	case VERDICT_FAIL:
 		return cf->on_fail;
+	case VERDICT_UNSIGNED_BY_SIGNER:
+		return cf->on_unsigned_by_signer;
 	case VERDICT_NONE:
 		return cf->on_none;
 	case VERDICT_TEMPERROR:

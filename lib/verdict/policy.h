@@ -27,7 +27,8 @@ struct policy_outcome {
  * told to come back later; VERDICT_TEMPERROR follows OnError, unless the
  * message can never be judged (d->lasting: accepted), or keeps fields
  * only we may write (d->unsafe: rejected when lasting, else deferred,
- * whatever OnError says).  Every fault of the
+ * whatever OnError says); one whose arrival record could not be written
+ * (d->unrecorded) is deferred when OnError is tempfail.  Every fault of the
  * milter becomes such a decision (decision_fault()) and comes here.
  */
 void	policy_apply(const struct pa_config *, const struct decision *d,

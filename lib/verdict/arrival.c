@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * arrival.c - the arrival record of a decided message (decide.h's
+ * decide_arrival()): what the mail gives, read by arrival_from_mail() as
+ * "patchattest arrived" reads the mail it compares, and what the milter
+ * knows of it (the time, the envelope sender, the identity, the
+ * verdicts).
+ *
+ * The identity is the one the signer's habit is kept under: i= of the
+ * signature that gave patatt's verdict, else the author's address (see
+ * signer.c); mail the web endpoint relays has its author from
+ * X-Original-From.  signed_trusted is a pass with a key: only mail that
+ * passed teaches a habit.  A stale or uidmismatch signature does not
+ * count, though its key is trusted: an old signature re-sent, or someone
+ * else's patch, says nothing of how the identity signs now.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "decide.h"
+#include "decide-int.h"
+#include "base.h"
+#include "mail.h"
+#include "sig.h"
+#include "state.h"
+
+/* verdicts - the header's result, each scheme's own, the key */
+static void
+verdicts(const struct decision *d, struct arrival *a)
+{
+	enum verdict v01 = d->has_patatt ||
+	    d->result == VERDICT_UNSIGNED_BY_SIGNER ? d->v01 : d->result;
+
+	snprintf(a->result, sizeof(a->result), "%s", verdict_name(d->result));
+	if (d->has_patch)
+		snprintf(a->v01, sizeof(a->v01), "%s", verdict_name(v01));
+	if (d->has_patatt)
+		snprintf(a->patatt, sizeof(a->patatt), "%s",
+		    verdict_name(d->patatt));
+	snprintf(a->key, sizeof(a->key), "%s", d->key);
+	snprintf(a->dkim, sizeof(a->dkim), "%s", d->dkim_domain);
+	a->signed_trusted = d->result == VERDICT_PASS && d->key[0] != '\0';
+}
+
+void
+decide_arrival(struct decider *dc, const struct mailmsg *msg,
+    const struct decision *d, const char *envelope_from, struct arrival *a)
+{
+	struct pa_err err;
+	size_t len;
+
+	/* the decision is made: its hashes' storage serves again */
+	if (arrival_from_mail(a, msg, &dc->h, &dc->pf, &err) != 0)
+		a->has_patch = d->has_patch;	/* the rest as far as read */
+	a->arrived = dc->now;
+	len = strlen(envelope_from);
+	if (len >= 2 && envelope_from[0] == '<' &&
+	    envelope_from[len - 1] == '>')
+		snprintf(a->envelope_from, sizeof(a->envelope_from), "%.*s",
+		    (int)len - 2, envelope_from + 1);
+	else
+		snprintf(a->envelope_from, sizeof(a->envelope_from), "%s",
+		    envelope_from);
+	if (dc->relayed)
+		snprintf(a->author, sizeof(a->author), "%s", dc->author);
+	/* the signer's i=, else the author's */
+	if (!d->has_patatt || d->identity[0] == '\0' ||
+	    patatt_identity_canon(a->identity, sizeof(a->identity),
+	    d->identity) != 0)
+		snprintf(a->identity, sizeof(a->identity), "%s",
+		    dc->author_id);
+	verdicts(d, a);
+}

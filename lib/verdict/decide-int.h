@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * decide-int.h - the decider's insides, shared by the files of the
+ * decision (decide.c, signer.c, arrival.c) and by nothing else.
+ */
+#ifndef PA_DECIDE_INT_H
+#define PA_DECIDE_INT_H
+
+#include <time.h>
+
+#include "decide.h"
+#include "mail.h"
+#include "state.h"
+
+#define MAX_HITS	64
+
+struct decider {
+	const struct pa_config	*cfg;
+	struct patatt_keyring	*keys;
+	struct patatt_keyring	*own_keys;	/* keys, when made here */
+	struct pgp		*pgp;
+	struct patatt		*pt;
+	struct patatt_report	 report;
+	struct msghash		 h;
+	struct sbuf		 name, email, work;
+	struct att_hit		 hits[MAX_HITS];
+	struct pins		*pins;		/* PatattTOFU's, or NULL */
+	int			 record;	/* patches may pin */
+	/* the message being decided, from decide_begin() to decide_end() */
+	struct attindex		*ix;
+	time_t			 now;
+	time_t			 date;		/* 0: no usable Date */
+	int			 has_patch;
+	int			 patatt_failed;	/* the signatures could not
+						   be judged: why says why */
+	int			 temperror;
+	int			 lasting;	/* ... for good: too big */
+	char			 temperror_why[sizeof(((struct pa_err *)0)->msg)];
+	struct authres		 ar;		/* one field, being read */
+	char			 dkim_domain[AUTHRES_DOMAIN_MAX];
+	unsigned		 authres_ignored;
+	/* signer memory and the arrival record (signer.c, arrival.c) */
+	struct ledger		*ledger;	/* NULL: none */
+	const char		*ledger_why;	/* why it is NULL, or NULL:
+						   off by design */
+	struct patchfacts	 pf;		/* the patch as git am reads
+						   it (pf.mi), its author,
+						   patch-id and trailers */
+	int			 mi_ok;		/* pf.mi holds this message */
+	int			 relayed;	/* by the web endpoint: the
+						   author is X-Original-From */
+	char			 author[ARRIVAL_TEXT_MAX];	/* "Name
+						   <addr>", or "" */
+	char			 author_id[ARRIVAL_TEXT_MAX];	/* its
+						   address, canonical, or "" */
+};
+
+/*
+ * signer_read - the author's identity of the message decide_begin() took
+ * (d->author_id, from git am's reading, the web relay's X-Original-From)
+ */
+void	signer_read(struct decider *d, const struct mailmsg *msg);
+/*
+ * signer_memory - unsigned-by-signer: out, a patch's verdict that is no
+ * pass nor fail, against the habit of its author (see decide.h)
+ */
+void	signer_memory(struct decider *d, struct decision *out);
+
+#endif
