@@ -381,7 +381,7 @@ cmd_arrived(int argc, char **argv)
 	patchfacts_init(&r.pf);
 	if (cli_load_config(&cfg, arrived_conf) != 0)
 		goto out;
-	if (cfg.state_file[0] == '\0') {
+	if (cfg.state_file == NULL) {
 		cli_warn("no StateFile is configured: nothing is recorded");
 		goto out;
 	}

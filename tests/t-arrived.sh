@@ -244,11 +244,16 @@ import json
 o = json.load(open("out"))
 print(o["copies"], o["copy"], o["copies_differ"])')"
 
-# Faults: no ledger, no operand, an unknown option, an unreadable file.
+# Faults: no ledger, StateFile off, no operand, an unknown option, an unreadable file.
 arrived -c conf-none s1
 expect "no ledger: exit 3" 3 "$rc"
 grep -q "none.mdb" err
 ok $? "no ledger: the file is named"
+printf 'StateFile ""\n' >conf-off
+arrived -c conf-off s1
+expect "StateFile turned off: exit 3" 3 "$rc"
+grep -q "no StateFile" err
+ok $? "StateFile turned off: said so"
 arrived -c conf
 expect "no FILE: exit 3" 3 "$rc"
 arrived --bogus s1

@@ -50,6 +50,9 @@ if header :index 1 :matches "X-Patch-Attested" ["fail", "fail;*"] {
 if header :index 1 :matches "X-Patch-Attested" ["none; dkim=*",
     "none; scheme=patatt; dkim=*", "none; scheme=v0.1; dkim=*"] {
 	fileinto :create "patches.domain";
+	stop;
+}
+
 if header :index 1 :matches "X-Patch-Attested"
     ["unsigned-by-signer", "unsigned-by-signer;*"] {
 	fileinto :create :flags "\\Flagged" "patches.unsigned-by-signer";

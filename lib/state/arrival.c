@@ -61,21 +61,13 @@ header(char *dst, size_t size, const struct mailmsg *m, const char *name)
 		copy_field(dst, size, v, len);
 }
 
-/* patch - the hashes of the patch the mail carries, when it has one */
-static int
-patch(struct arrival *a, const struct mailmsg *m, struct msghash *h,
-    struct patchfacts *pf, struct pa_err *err)
+/* patch - the patch's hashes, m_core, patch-id, trailers and author */
+static void
+patch(struct arrival *a, const struct msghash *h,
+    const struct patchfacts *pf)
 {
 	char hex[DIGEST_HEXLEN + 1];
-	int rc;
 
-	rc = msghash_compute(h, m, 0, err);
-	if (rc == PA_ENOMEM || rc == PA_ETOOBIG)
-		return rc;
-	if (rc != 0 || h->n == 0 || h->entry[0].origin != 0)
-		return 0;
-	if ((rc = patchfacts_compute(pf, m)) != 0)
-		return rc == PA_ENOMEM || rc == PA_ETOOBIG ? rc : 0;
 	a->has_patch = 1;
 	digest_hex(a->i, h->entry[0].i);
 	digest_hex(a->m, h->entry[0].m);
@@ -89,16 +81,14 @@ patch(struct arrival *a, const struct mailmsg *m, struct msghash *h,
 	if (pf->mi.has_from)
 		snprintf(a->author, sizeof(a->author), "%s <%s>",
 		    pf->mi.author.buf, pf->mi.email.buf);
-	return 0;
 }
 
-int
-arrival_from_mail(struct arrival *a, const struct mailmsg *m,
-    struct msghash *h, struct patchfacts *pf, struct pa_err *err)
+void
+arrival_fill(struct arrival *a, const struct mailmsg *m,
+    const struct msghash *h, const struct patchfacts *pf, int has_patch)
 {
 	const char *id;
 	size_t len;
-	int rc;
 
 	memset(a, 0, sizeof(*a));
 	if ((id = arrival_message_id(m, &len)) != NULL)
@@ -106,8 +96,30 @@ arrival_from_mail(struct arrival *a, const struct mailmsg *m,
 	header(a->author, sizeof(a->author), m, "From");
 	header(a->subject, sizeof(a->subject), m, "Subject");
 	header(a->list_id, sizeof(a->list_id), m, "List-Id");
-	if ((rc = patch(a, m, h, pf, err)) != 0)
-		pa_err_set(err, "the mail cannot be read: %s", pa_strerror(rc));
+	if (has_patch && h->n > 0 && h->entry[0].origin == 0)
+		patch(a, h, pf);
+}
+
+int
+arrival_from_mail(struct arrival *a, const struct mailmsg *m,
+    struct msghash *h, struct patchfacts *pf, struct pa_err *err)
+{
+	int rc, has_patch;
+
+	rc = msghash_compute(h, m, 0, err);
+	if (rc == PA_ENOMEM || rc == PA_ETOOBIG)
+		goto fault;
+	has_patch = rc == 0;
+	if (has_patch && (rc = patchfacts_compute(pf, m)) != 0) {
+		if (rc == PA_ENOMEM || rc == PA_ETOOBIG)
+			goto fault;
+		has_patch = 0;
+	}
+	arrival_fill(a, m, h, pf, has_patch);
+	return 0;
+fault:
+	memset(a, 0, sizeof(*a));
+	pa_err_set(err, "the mail cannot be read: %s", pa_strerror(rc));
 	return rc;
 }
 

@@ -12,6 +12,9 @@
  * storage (initialised by the caller); 0, or PA_ENOMEM / PA_ETOOBIG
  * with err saying why.  A mail without a patch, or one git mailinfo
  * would reject, is a record without has_patch, not an error.
+ * arrival_fill() does the same with h and pf already computed for m (a
+ * decider has them: reading the mail again would double its cost);
+ * has_patch: they hold m's patch (msghash and patchfacts gave 0).
  *
  * arrival_compare() sets a mail beside a record of what arrived.  Two
  * patch mails are told apart by their hashes: i (author and subject), m
@@ -31,6 +34,9 @@
 
 int	arrival_from_mail(struct arrival *a, const struct mailmsg *m,
 	    struct msghash *h, struct patchfacts *pf, struct pa_err *err);
+void	arrival_fill(struct arrival *a, const struct mailmsg *m,
+	    const struct msghash *h, const struct patchfacts *pf,
+	    int has_patch);
 /*
  * arrival_message_id - m's Message-ID as the ledger keys it: all of its
  * bytes (NUL ones too, however long), blanks around it and one pair of

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * arrival.c - the arrival record of a decided message (decide.h's
- * decide_arrival()): what the mail gives, read by arrival_from_mail() as
- * "patchattest arrived" reads the mail it compares, and what the milter
- * knows of it (the time, the envelope sender, the identity, the
- * verdicts).
+ * decide_arrival()): what the mail gives, filled by arrival_fill() from
+ * decide_begin()'s reading as "patchattest arrived" fills what it
+ * compares, and what the milter knows of it (the time, the envelope
+ * sender, the identity, the verdicts).
  *
  * The identity is the one the signer's habit is kept under: i= of the
  * signature that gave patatt's verdict, else the author's address (see
@@ -48,12 +48,11 @@ void
 decide_arrival(struct decider *dc, const struct mailmsg *msg,
     const struct decision *d, const char *envelope_from, struct arrival *a)
 {
-	struct pa_err err;
 	size_t len;
 
-	/* the decision is made: its hashes' storage serves again */
-	if (arrival_from_mail(a, msg, &dc->h, &dc->pf, &err) != 0)
-		a->has_patch = d->has_patch;	/* the rest as far as read */
+	/* decide_begin() read the mail: its hashes and git am's reading */
+	arrival_fill(a, msg, &dc->h, &dc->pf,
+	    dc->mi_ok && dc->pf.mi.patch.len > 0);
 	a->arrived = dc->now;
 	len = strlen(envelope_from);
 	if (len >= 2 && envelope_from[0] == '<' &&

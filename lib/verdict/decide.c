@@ -505,6 +505,8 @@ decide_begin(struct decider *d, const struct mailmsg *msg, time_t now)
 	 * could attest neither); anything else is a patch not judged.
 	 */
 	rc = msghash_compute(&d->h, msg, MSGHASH_VARIANTS, &err);
+	if (rc != 0)
+		d->h.n = 0;	/* no hash to record either */
 	if (rc != 0 && rc != PA_ENOPATCH && rc != PA_EMAILINFO) {
 		d->temperror = 1;
 		d->lasting = rc == PA_ETOOBIG;

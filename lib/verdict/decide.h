@@ -141,10 +141,10 @@ const char	*decide_author(const struct decider *);
 /*
  * decide_arrival - the arrival record of the message decided last into
  * a: its fields from msg (unchanged since decide_begin()) as
- * arrival_from_mail() reads them, and d (its decision by decide_end()),
- * envelope_from as the MTA gave it, arrived at the time decide_begin()
- * was given.  copy is left for the store.  It reuses the decider's
- * working storage: call it after decide_end(), before the next message.
+ * arrival_fill() gives them from decide_begin()'s reading, and d (its
+ * decision by decide_end()), envelope_from as the MTA gave it, arrived
+ * at the time decide_begin() was given.  copy is left for the store.
+ * Call it after decide_end(), before the next message.
  */
 void	decide_arrival(struct decider *, const struct mailmsg *msg,
 	    const struct decision *d, const char *envelope_from,
