@@ -57,6 +57,7 @@ struct ledger {
 	uint64_t		 failures;	/* commits that failed, ever */
 	struct pa_err		 fault;		/* the last failure's reason */
 	int			 stopping;
+	unsigned		 hurry;		/* ledger_sync()s waiting */
 	int			 writer_running;
 	pthread_t		 writer;
 };

@@ -4,9 +4,11 @@
  * writes it (ledger.h says what the callers see).
  *
  * ledger_record() copies the record into a ring of LEDGER_QUEUE_MAX and
- * wakes the writer, which commits everything queued in one transaction
- * (ledger_commit(); the file is opened MDB_NOSYNC and synced once per
- * batch).  Records leave the ring only once committed: a commit that
+ * wakes the writer, which lets a batch gather for GATHER_MS (or until
+ * GATHER_MAX records, a ledger_sync() or the close), then commits it in
+ * one transaction (ledger_commit(); the file is opened MDB_NOSYNC and
+ * synced once per batch): a sync per message would compete with the
+ * MTA's own for the disk.  Records leave the ring only once committed: a commit that
  * fails keeps them and is tried again RETRY_SECONDS later, so that a
  * full disk costs no record until the ring is full, and the records
  * are written once when space returns.  While the ring is full,
@@ -23,6 +25,8 @@
 #include "ledger-int.h"
 
 #define RETRY_SECONDS	1
+#define GATHER_MS	100
+#define GATHER_MAX	(LEDGER_QUEUE_MAX / 4)
 
 static void	*writer(void *);
 static int	 write_batch(struct ledger *);
@@ -65,6 +69,27 @@ ledger_writer_stop(struct ledger *l)
 	l->queue = NULL;
 }
 
+/*
+ * gather - with l->lock held, wait while a batch gathers: GATHER_MS from
+ * now, or until it has GATHER_MAX records, a ledger_sync() waits for it
+ * or the store closes
+ */
+static void
+gather(struct ledger *l)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += GATHER_MS * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	while (l->count < GATHER_MAX && l->hurry == 0 && !l->stopping &&
+	    pthread_cond_timedwait(&l->wake, &l->lock, &until) != ETIMEDOUT)
+		;
+}
+
 /* writer - the writer thread: a batch whenever records are queued */
 static void *
 writer(void *arg)
@@ -78,6 +103,7 @@ writer(void *arg)
 			pthread_cond_wait(&l->wake, &l->lock);
 		if (l->count == 0)
 			break;
+		gather(l);
 		if (write_batch(l) == 0 || l->stopping)
 			continue;
 		/* back off; records queued meanwhile wait for the retry */
@@ -141,7 +167,8 @@ ledger_record(struct ledger *l, const struct arrival *a, struct pa_err *err)
 	pthread_mutex_lock(&l->lock);
 	if ((waiting = l->count) < LEDGER_QUEUE_MAX) {
 		l->queue[(l->head + l->count++) % LEDGER_QUEUE_MAX] = *a;
-		pthread_cond_signal(&l->wake);
+		if (l->count == 1 || l->count == GATHER_MAX)
+			pthread_cond_signal(&l->wake);
 		pthread_mutex_unlock(&l->lock);
 		return 0;
 	}
@@ -165,8 +192,11 @@ ledger_sync(struct ledger *l, struct pa_err *err)
 	pthread_mutex_lock(&l->lock);
 	target = l->committed + l->count;
 	failures = l->failures;
+	l->hurry++;
+	pthread_cond_signal(&l->wake);
 	while (l->committed < target && l->failures == failures)
 		pthread_cond_wait(&l->done, &l->lock);
+	l->hurry--;
 	if (l->committed < target) {
 		pa_err_set(err, "%s; %zu waiting", l->fault.msg, l->count);
 		rc = PA_ERROR;
