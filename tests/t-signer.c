@@ -298,5 +298,8 @@ main(void)
 	cf.patatt_keyrings.v = NULL;
 	cf.patatt_keyrings.n = 0;
 	config_release(&cf);
+	EVP_PKEY_free(alice.pk);
+	EVP_PKEY_free(stranger.pk);
+	EVP_PKEY_free(alice_new.pk);
 	return fixture_end(pt);
 }
