@@ -19,7 +19,9 @@
  *						DIR/NAME.msg
  *
  * patchid reads FILE as the patch text itself (mailinfo's patch file);
- * mail reads FILE as one raw message.  Exit status 0, 1 when a file
+ * mail and patches read FILE as one raw message the way the milter does
+ * (hashed first, the facts from the hashes' reading of it), and fail on
+ * a file whose facts from a reading of their own differ.  Exit status 0, 1 when a file
  * cannot be read or hashed (said on standard error), 2 on usage.
  */
 #include "config.h"
@@ -83,16 +85,53 @@ print_split(const struct sbuf *sb, int core)
 	return rc != 0;
 }
 
+/* what a mail is read with */
+struct reader {
+	struct mailmsg		*m;
+	struct msghash		 h;
+	struct patchfacts	 pf;	/* from h's reading */
+	struct patchfacts	 own;	/* from a reading of its own */
+};
+
+/* same_facts - a and b say the same of the mail */
 static int
-print_mail(struct patchfacts *pf, struct mailmsg *m, const struct sbuf *sb,
-    const char *path)
+same_facts(const struct patchfacts *a, const struct patchfacts *b)
 {
+	return strcmp(a->patch_id, b->patch_id) == 0 &&
+	    a->has_m_core == b->has_m_core &&
+	    (!a->has_m_core || memcmp(a->m_core, b->m_core, DIGEST_LEN) == 0) &&
+	    a->trailers.len == b->trailers.len &&
+	    memcmp(a->trailers.buf, b->trailers.buf, a->trailers.len) == 0;
+}
+
+/* read_mail - r->pf of the mail in sb: 0, PA_E*; PA_ERROR said why */
+static int
+read_mail(struct reader *r, const struct sbuf *sb, const char *path)
+{
+	int rc, own_rc;
+
+	if ((rc = mailmsg_parse(r->m, sb->buf, sb->len)) != 0)
+		return rc;
+	(void)msghash_compute(&r->h, r->m, MSGHASH_VARIANTS, NULL);
+	rc = patchfacts_compute(&r->pf, r->m, &r->h);
+	own_rc = patchfacts_compute(&r->own, r->m, NULL);
+	if (rc != own_rc || (rc == 0 && !same_facts(&r->pf, &r->own))) {
+		fprintf(stderr, "%s: the hashes' reading and a reading of "
+		    "its own differ\n", path);
+		return PA_ERROR;
+	}
+	return rc;
+}
+
+static int
+print_mail(struct reader *r, const struct sbuf *sb, const char *path)
+{
+	const struct patchfacts *pf = &r->pf;
 	char hex[DIGEST_HEXLEN + 1];
 	const char *line, *nl;
 	int rc;
 
-	if ((rc = mailmsg_parse(m, sb->buf, sb->len)) == 0)
-		rc = patchfacts_compute(pf, m);
+	rc = read_mail(r, sb, path);
 	if (rc == PA_ENOPATCH) {
 		printf("%s\t-\t-\n", path);
 		return 0;
@@ -111,36 +150,35 @@ print_mail(struct patchfacts *pf, struct mailmsg *m, const struct sbuf *sb,
 
 /* write_patch - the patch of the mail at file into dir/NAME.patch */
 static int
-write_patch(struct patchfacts *pf, struct mailmsg *m, const struct sbuf *sb,
-    const char *dir, const char *file)
+write_patch(struct reader *r, const struct sbuf *sb, const char *dir,
+    const char *file)
 {
+	const struct patchfacts *pf = &r->pf;
 	const char *name = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 	char path[4096];
 	FILE *fp;
 	int rc;
 
-	if ((rc = mailmsg_parse(m, sb->buf, sb->len)) == 0)
-		rc = patchfacts_compute(pf, m);
+	rc = read_mail(r, sb, file);
 	if (rc == PA_ENOPATCH || rc == PA_EMAILINFO)
 		return 0;
 	snprintf(path, sizeof(path), "%s/%s.patch", dir, name);
 	if (rc != 0 || (fp = fopen(path, "w")) == NULL)
 		return 1;
-	fwrite(pf->mi.patch.buf, 1, pf->mi.patch.len, fp);
+	fwrite(pf->mi->patch.buf, 1, pf->mi->patch.len, fp);
 	if (fclose(fp) != 0)
 		return 1;
 	snprintf(path, sizeof(path), "%s/%s.msg", dir, name);
 	if ((fp = fopen(path, "w")) == NULL)
 		return 1;
-	fwrite(pf->mi.msg.buf, 1, pf->mi.msg.len, fp);
+	fwrite(pf->mi->msg.buf, 1, pf->mi->msg.len, fp);
 	return fclose(fp) != 0;
 }
 
 int
 main(int argc, char **argv)
 {
-	struct patchfacts pf;
-	struct mailmsg *m;
+	struct reader r;
 	struct sbuf sb;
 	int i, dir, status = 0;
 
@@ -152,25 +190,29 @@ main(int argc, char **argv)
 		    "       patchfacts-print patches DIR FILE...\n");
 		return 2;
 	}
-	if (mailmsg_new(&m, MAX_FILE) != 0)
+	if (mailmsg_new(&r.m, MAX_FILE) != 0)
 		return 1;
-	patchfacts_init(&pf);
+	msghash_init(&r.h);
+	patchfacts_init(&r.pf);
+	patchfacts_init(&r.own);
 	sbuf_init(&sb, MAX_FILE);
 	dir = strcmp(argv[1], "patches") == 0;
 	for (i = dir ? 3 : 2; i < argc; i++) {
 		if (slurp(&sb, argv[i]) != 0)
 			status = 1;
 		else if (dir)
-			status |= write_patch(&pf, m, &sb, argv[2], argv[i]);
+			status |= write_patch(&r, &sb, argv[2], argv[i]);
 		else if (strcmp(argv[1], "patchid") == 0)
 			status |= print_patchid(&sb, argv[i]);
 		else if (strcmp(argv[1], "mail") == 0)
-			status |= print_mail(&pf, m, &sb, argv[i]);
+			status |= print_mail(&r, &sb, argv[i]);
 		else
 			status |= print_split(&sb, argv[1][0] == 'c');
 	}
 	sbuf_release(&sb);
-	patchfacts_release(&pf);
-	mailmsg_free(m);
+	patchfacts_release(&r.own);
+	patchfacts_release(&r.pf);
+	msghash_release(&r.h);
+	mailmsg_free(r.m);
 	return status;
 }

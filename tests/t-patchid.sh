@@ -99,7 +99,10 @@ if [ ! -d "$corpus" ]; then
 	skip "corpus patch-ids" "no corpus at $corpus (set PATCHATTEST_CORPUS)"
 else
 	mkdir patches
-	ls "$corpus"/*/messages/*.eml | xargs "$PRINT" patches patches
+	ls "$corpus"/*/messages/*.eml | xargs "$PRINT" patches patches \
+	    2>reading.err
+	ok $? "corpus: the facts from the hashes' reading are a reading's own"
+	sed 's/^/# /' reading.err
 	for f in patches/*.patch; do
 		git patch-id --stable <"$f" | { read -r id rest; echo "${id:--}"; }
 	done >git.ids

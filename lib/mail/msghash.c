@@ -8,6 +8,7 @@
 #include "base.h"
 #include "patchattest.h"
 #include "mailinfo.h"
+#include "msghash-int.h"
 #include "mailmsg.h"
 #include "mime.h"
 #include "patchclean.h"
@@ -47,6 +48,7 @@ static const struct {
 
 struct msghash_work {
 	struct mailinfo	 mi;
+	int		 mi_primary;	/* mi holds the primary reading */
 	struct sbuf	 text;
 	struct sbuf	 text2;
 	char		 charset[64];	/* b4 0.5.x patch charset, "" unknown */
@@ -300,11 +302,13 @@ run_one(struct msghash_work *r, struct msghash *h, const char *text, size_t len,
 	o.old_colon = !!(origin & MSGHASH_O_OLDCOLON);
 	o.utf8_unknown = !!(origin & MSGHASH_O_UTF8LABEL);
 	o.scissors = !!(origin & MSGHASH_O_SCISSORS);
+	r->mi_primary = 0;
 	if ((rc = mailinfo_run(&r->mi, text, len, &o)) != 0) {
 		if (rc == PA_EMAILINFO && err && !err->msg[0])
 			snprintf(err->msg, sizeof(err->msg), "%s", r->mi.error);
 		return rc;
 	}
+	r->mi_primary = origin == 0;
 	if (r->mi.patch.len == 0)
 		return PA_ENOPATCH;
 	if ((rc = hash_i(r, i)) != 0)
@@ -374,6 +378,7 @@ msghash_compute(struct msghash *h, const struct mailmsg *msg, unsigned flags,
 		sbuf_init(&r->text2, 0);
 		h->work = r;
 	}
+	r->mi_primary = 0;
 	text = mailmsg_text(msg, &len);
 	/* Decoding and conversion grow text at most fourfold. */
 	r->text.max = r->text2.max = len * 4 + 4096;
@@ -421,6 +426,12 @@ out:
 	if (err && !err->msg[0])
 		snprintf(err->msg, sizeof(err->msg), "%s", pa_strerror(first));
 	return first;
+}
+
+const struct mailinfo *
+msghash_reading(const struct msghash *h)
+{
+	return h->work != NULL && h->work->mi_primary ? &h->work->mi : NULL;
 }
 
 const char *

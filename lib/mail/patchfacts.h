@@ -8,7 +8,11 @@
  *
  * Caller storage: patchfacts_init() once, patchfacts_compute() for any
  * number of messages (the buffers are kept), patchfacts_release() at the
- * end.  patchfacts_compute() returns 0, PA_ENOPATCH (no patch),
+ * end.  patchfacts_compute() takes git mailinfo's reading from the
+ * msghash the message was just hashed into, when it holds it, and reads
+ * the message itself otherwise (h NULL, or a variant read last); pf->mi
+ * points to the reading used, valid until the next msghash_compute() on
+ * h or patchfacts_compute() on pf.  It returns 0, PA_ENOPATCH (no patch),
  * PA_EMAILINFO (git mailinfo would fail), or PA_ENOMEM / PA_ETOOBIG.
  * A message that is not UTF-8 has no m_core (has_m_core 0), a patch
  * without a diff no patch-id ("").
@@ -27,6 +31,7 @@
 #define PATCHFACTS_TRAILERS_MAX	2047
 
 struct mailmsg;
+struct msghash;
 
 struct patchfacts {
 	char		 patch_id[PATCHID_HEXLEN + 1];
@@ -34,11 +39,13 @@ struct patchfacts {
 	int		 has_m_core;
 	struct sbuf	 trailers;	/* one per line */
 	int		 trailers_cut;	/* lines left out for room */
-	struct mailinfo	 mi;		/* the reading: mi.msg, mi.patch */
+	const struct mailinfo *mi;	/* the reading: mi->msg, mi->patch */
+	struct mailinfo	 own;		/* ours, when msghash had none */
 };
 
 void	patchfacts_init(struct patchfacts *);
 void	patchfacts_release(struct patchfacts *);
-int	patchfacts_compute(struct patchfacts *, const struct mailmsg *);
+int	patchfacts_compute(struct patchfacts *, const struct mailmsg *,
+	    const struct msghash *h);
 
 #endif

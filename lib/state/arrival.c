@@ -78,9 +78,9 @@ patch(struct arrival *a, const struct msghash *h,
 	}
 	memcpy(a->patch_id, pf->patch_id, sizeof(a->patch_id));
 	memcpy(a->trailers, pf->trailers.buf, pf->trailers.len + 1);
-	if (pf->mi.has_from)
+	if (pf->mi->has_from)
 		snprintf(a->author, sizeof(a->author), "%s <%s>",
-		    pf->mi.author.buf, pf->mi.email.buf);
+		    pf->mi->author.buf, pf->mi->email.buf);
 }
 
 void
@@ -110,7 +110,7 @@ arrival_from_mail(struct arrival *a, const struct mailmsg *m,
 	if (rc == PA_ENOMEM || rc == PA_ETOOBIG)
 		goto fault;
 	has_patch = rc == 0;
-	if (has_patch && (rc = patchfacts_compute(pf, m)) != 0) {
+	if (has_patch && (rc = patchfacts_compute(pf, m, h)) != 0) {
 		if (rc == PA_ENOMEM || rc == PA_ETOOBIG)
 			goto fault;
 		has_patch = 0;

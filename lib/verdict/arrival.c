@@ -52,7 +52,7 @@ decide_arrival(struct decider *dc, const struct mailmsg *msg,
 
 	/* decide_begin() read the mail: its hashes and git am's reading */
 	arrival_fill(a, msg, &dc->h, &dc->pf,
-	    dc->mi_ok && dc->pf.mi.patch.len > 0);
+	    dc->mi_ok && dc->pf.mi->patch.len > 0);
 	a->arrived = dc->now;
 	len = strlen(envelope_from);
 	if (len >= 2 && envelope_from[0] == '<' &&

@@ -69,10 +69,10 @@ signer_read(struct decider *d, const struct mailmsg *msg)
 	d->author[0] = d->author_id[0] = '\0';
 	d->relayed = 0;
 	/* git am's reading, whose author the patch will have */
-	rc = patchfacts_compute(&d->pf, msg);
+	rc = patchfacts_compute(&d->pf, msg, &d->h);
 	d->mi_ok = rc == 0 || rc == PA_ENOPATCH;
-	if (d->mi_ok && d->pf.mi.has_from)
-		set_author(d, &d->pf.mi.author, &d->pf.mi.email);
+	if (d->mi_ok && d->pf.mi->has_from)
+		set_author(d, &d->pf.mi->author, &d->pf.mi->email);
 	else if (d->email.len > 0)
 		set_author(d, &d->name, &d->email);
 	if (!relayed(d->author_id) ||
