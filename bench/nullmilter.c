@@ -6,10 +6,11 @@
  * usage: nullmilter -p SOCKET      (unix:/path, inet:PORT@HOST, ...)
  *
  * It stays in the foreground and stops on SIGTERM (libmilter's own
- * signal handling).  To be a fair floor it asks for the same protocol
- * steps as patchattest-milter (connect, HELO, envelope, DATA, headers,
- * body, end of message), so that the MTA sends it the whole message and
- * waits for a reply at each step, and it sets TCP_NODELAY on an inet
+ * signal handling).  To be a fair floor it negotiates the protocol as
+ * patchattest-milter does (milter/callbacks.c): no HELO, RCPT, DATA or
+ * unknown commands, no reply to a header, the end of the headers or a
+ * body chunk; the MTA sends it the whole message and waits for it at
+ * MAIL FROM and at the end of the message.  It sets TCP_NODELAY on an inet
  * listening socket (accepted sockets inherit it on Linux): without it
  * every message waits for delayed ACKs twice (Nagle's algorithm).
  */
@@ -31,11 +32,21 @@
 
 #define MAX_FD	1024		/* descriptors searched for the socket */
 
+/* what patchattest-milter asks of the MTA, when it offers it */
+#define STEPS_SKIPPED	(SMFIP_NOHELO | SMFIP_NORCPT | SMFIP_NODATA | \
+			 SMFIP_NOUNKNOWN)
+#define STEPS_UNANSWERED (SMFIP_NR_HDR | SMFIP_NR_EOH | SMFIP_NR_BODY)
+
+static char	 unanswered;	/* a connection's private data: the MTA
+				   agreed to STEPS_UNANSWERED */
+
+static sfsistat	 nm_negotiate(SMFICTX *, unsigned long, unsigned long,
+		     unsigned long, unsigned long, unsigned long *,
+		     unsigned long *, unsigned long *, unsigned long *);
 static sfsistat	 nm_connect(SMFICTX *, char *, _SOCK_ADDR *);
-static sfsistat	 nm_helo(SMFICTX *, char *);
 static sfsistat	 nm_continue(SMFICTX *, char **);
 static sfsistat	 nm_header(SMFICTX *, char *, char *);
-static sfsistat	 nm_step(SMFICTX *);
+static sfsistat	 nm_eoh(SMFICTX *);
 static sfsistat	 nm_body(SMFICTX *, unsigned char *, size_t);
 static sfsistat	 nm_eom(SMFICTX *);
 static int	 nodelay_listeners(void);
@@ -50,11 +61,26 @@ nm_connect(SMFICTX *ctx, char *host, _SOCK_ADDR *addr)
 }
 
 static sfsistat
-nm_helo(SMFICTX *ctx, char *name)
+nm_negotiate(SMFICTX *ctx, unsigned long actions, unsigned long steps,
+    unsigned long unused2, unsigned long unused3, unsigned long *our_actions,
+    unsigned long *our_steps, unsigned long *our2, unsigned long *our3)
 {
-	(void)ctx;
-	(void)name;
+	(void)actions;
+	(void)unused2;
+	(void)unused3;
+	*our_actions = *our2 = *our3 = 0;
+	*our_steps = steps & (STEPS_SKIPPED | STEPS_UNANSWERED);
+	smfi_setpriv(ctx, (*our_steps & STEPS_UNANSWERED) == STEPS_UNANSWERED ?
+	    &unanswered : NULL);
 	return SMFIS_CONTINUE;
+}
+
+/* collected - the reply to a step that only collects */
+static sfsistat
+collected(SMFICTX *ctx)
+{
+	return smfi_getpriv(ctx) == &unanswered ? SMFIS_NOREPLY :
+	    SMFIS_CONTINUE;
 }
 
 static sfsistat
@@ -68,26 +94,23 @@ nm_continue(SMFICTX *ctx, char **argv)
 static sfsistat
 nm_header(SMFICTX *ctx, char *name, char *value)
 {
-	(void)ctx;
 	(void)name;
 	(void)value;
-	return SMFIS_CONTINUE;
+	return collected(ctx);
 }
 
 static sfsistat
-nm_step(SMFICTX *ctx)
+nm_eoh(SMFICTX *ctx)
 {
-	(void)ctx;
-	return SMFIS_CONTINUE;
+	return collected(ctx);
 }
 
 static sfsistat
 nm_body(SMFICTX *ctx, unsigned char *chunk, size_t len)
 {
-	(void)ctx;
 	(void)chunk;
 	(void)len;
-	return SMFIS_CONTINUE;
+	return collected(ctx);
 }
 
 static sfsistat
@@ -156,14 +179,12 @@ main(int argc, char *argv[])
 	desc.xxfi_version = SMFI_VERSION;
 	desc.xxfi_flags = 0;
 	desc.xxfi_connect = nm_connect;
-	desc.xxfi_helo = nm_helo;
 	desc.xxfi_envfrom = nm_continue;
-	desc.xxfi_envrcpt = nm_continue;
-	desc.xxfi_data = nm_step;
 	desc.xxfi_header = nm_header;
-	desc.xxfi_eoh = nm_step;
+	desc.xxfi_eoh = nm_eoh;
 	desc.xxfi_body = nm_body;
 	desc.xxfi_eom = nm_eom;
+	desc.xxfi_negotiate = nm_negotiate;
 
 	if (strncmp(sock, "unix:", 5) == 0 || strncmp(sock, "local:", 6) == 0)
 		umask(0);	/* the MTA runs as another user */

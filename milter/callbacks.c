@@ -28,6 +28,18 @@
 #define HEADER_ROOM	((size_t)1 << 20)	/* header bytes beyond the body's */
 #define LIMIT_LOG_EVERY	60	/* seconds between "limit reached" lines */
 
+/* What we do to a message: the MTA must allow it. */
+#define ACTIONS		(SMFIF_ADDHDRS | SMFIF_CHGHDRS | SMFIF_QUARANTINE)
+/*
+ * What we ask the MTA, when it offers it: not to send the steps we have
+ * no use for, and to wait for no reply to a header, the end of the
+ * headers or a body chunk, which we only collect.  A message then costs
+ * the MTA a wait at MAIL FROM and at its end, not at each of its fields.
+ */
+#define STEPS_SKIPPED	(SMFIP_NOHELO | SMFIP_NORCPT | SMFIP_NODATA | \
+			 SMFIP_NOUNKNOWN)
+#define STEPS_UNANSWERED (SMFIP_NR_HDR | SMFIP_NR_EOH | SMFIP_NR_BODY)
+
 struct conn {
 	struct generation	*gen;		/* settings of this message */
 	struct mailmsg		*msg;
@@ -41,6 +53,7 @@ struct conn {
 	struct hdrstrip		 strip;		/* the fields to delete */
 	char			 envfrom[ARRIVAL_TEXT_MAX];	/* MAIL FROM */
 	int			 over_limit;	/* past MaximumConnections */
+	unsigned long		 unanswered;	/* STEPS_UNANSWERED agreed */
 };
 
 static atomic_long	connections;		/* open, counted in cb_connect */
@@ -50,6 +63,14 @@ static struct conn *
 conn_of(SMFICTX *ctx)
 {
 	return smfi_getpriv(ctx);
+}
+
+/* collected - what to tell the MTA after collecting part of a message */
+static sfsistat
+collected(const struct conn *c, unsigned long step)
+{
+	return c != NULL && (c->unanswered & step) ? SMFIS_NOREPLY :
+	    SMFIS_CONTINUE;
 }
 
 /* message_end - forget the message, keep the connection */
@@ -120,6 +141,45 @@ over_limit(void)
 	return 1;
 }
 
+/* conn_new - the connection's private data, attached to ctx; NULL */
+static struct conn *
+conn_new(SMFICTX *ctx)
+{
+	struct conn *c;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return NULL;
+	hdrstrip_init(&c->strip);
+	smfi_setpriv(ctx, c);
+	return c;
+}
+
+static sfsistat
+cb_negotiate(SMFICTX *ctx, unsigned long actions, unsigned long steps,
+    unsigned long unused2, unsigned long unused3, unsigned long *our_actions,
+    unsigned long *our_steps, unsigned long *our2, unsigned long *our3)
+{
+	struct conn *c;
+
+	(void)unused2;
+	(void)unused3;
+	if ((actions & ACTIONS) != ACTIONS) {
+		mlog(LOG_LEVEL_ERROR, "the MTA does not let a milter add and "
+		    "change header fields: its mail is not checked");
+		return SMFIS_REJECT;
+	}
+	*our_actions = ACTIONS;
+	*our2 = *our3 = 0;
+	/* Without memory for the connection, nothing is asked of the MTA
+	   (cb_connect says the rest). */
+	c = conn_new(ctx);
+	*our_steps = c != NULL ? steps & (STEPS_SKIPPED | STEPS_UNANSWERED) :
+	    0;
+	if (c != NULL)
+		c->unanswered = *our_steps & STEPS_UNANSWERED;
+	return SMFIS_CONTINUE;
+}
+
 static sfsistat
 cb_connect(SMFICTX *ctx, char *host, _SOCK_ADDR *addr)
 {
@@ -128,7 +188,7 @@ cb_connect(SMFICTX *ctx, char *host, _SOCK_ADDR *addr)
 
 	(void)host;
 	(void)addr;
-	if ((c = calloc(1, sizeof(*c))) == NULL) {
+	if ((c = conn_of(ctx)) == NULL && (c = conn_new(ctx)) == NULL) {
 		/* Nothing of this connection can be judged: OnError says. */
 		rc = unjudged("out of memory");
 		mlog(LOG_LEVEL_ERROR, "out of memory: a connection is not "
@@ -136,18 +196,8 @@ cb_connect(SMFICTX *ctx, char *host, _SOCK_ADDR *addr)
 		    "accept");
 		return rc == SMFIS_TEMPFAIL ? rc : SMFIS_ACCEPT;
 	}
-	hdrstrip_init(&c->strip);
-	smfi_setpriv(ctx, c);
 	if ((c->over_limit = over_limit()))
 		return unjudged("over MaximumConnections");
-	return SMFIS_CONTINUE;
-}
-
-static sfsistat
-cb_helo(SMFICTX *ctx, char *name)
-{
-	(void)ctx;
-	(void)name;
 	return SMFIS_CONTINUE;
 }
 
@@ -182,21 +232,6 @@ cb_envfrom(SMFICTX *ctx, char **argv)
 	return SMFIS_CONTINUE;
 }
 
-static sfsistat
-cb_envrcpt(SMFICTX *ctx, char **argv)
-{
-	(void)ctx;
-	(void)argv;
-	return SMFIS_CONTINUE;
-}
-
-static sfsistat
-cb_data(SMFICTX *ctx)
-{
-	(void)ctx;
-	return SMFIS_CONTINUE;
-}
-
 /* collecting - whether the message is still being read for a verdict */
 static int
 collecting(const struct conn *c)
@@ -221,7 +256,7 @@ cb_header(SMFICTX *ctx, char *name, char *value)
 	int rc;
 
 	if (c == NULL || c->gen == NULL)
-		return SMFIS_CONTINUE;
+		return collected(c, SMFIP_NR_HDR);
 	rc = hdrstrip_field(&c->strip, name, value, c->gen->cf.authserv_id);
 	if (rc < 0)
 		c->unsafe = 1;
@@ -233,7 +268,7 @@ cb_header(SMFICTX *ctx, char *name, char *value)
 	/* Judged as delivered: without the fields that are to go. */
 	if (rc == 0 && collecting(c))
 		read_result(c, mailmsg_header(c->msg, name, value));
-	return SMFIS_CONTINUE;
+	return collected(c, SMFIP_NR_HDR);
 }
 
 static sfsistat
@@ -243,7 +278,7 @@ cb_eoh(SMFICTX *ctx)
 
 	if (c != NULL && c->gen != NULL && collecting(c))
 		read_result(c, mailmsg_eoh(c->msg));
-	return SMFIS_CONTINUE;
+	return collected(c, SMFIP_NR_EOH);
 }
 
 static sfsistat
@@ -252,13 +287,13 @@ cb_body(SMFICTX *ctx, unsigned char *chunk, size_t len)
 	struct conn *c = conn_of(ctx);
 
 	if (c == NULL || c->gen == NULL || !collecting(c))
-		return SMFIS_CONTINUE;
+		return collected(c, SMFIP_NR_BODY);
 	c->body_bytes += len;
 	if (c->body_bytes > (size_t)c->gen->cf.max_body)
 		c->oversize = 1;
 	else
 		read_result(c, mailmsg_body(c->msg, chunk, len));
-	return SMFIS_CONTINUE;
+	return collected(c, SMFIP_NR_BODY);
 }
 
 /* delete - one field only we may write, for hdrstrip_each() */
@@ -490,16 +525,14 @@ cb_close(SMFICTX *ctx)
 struct smfiDesc milter_desc = {
 	.xxfi_name = "patchattest",
 	.xxfi_version = SMFI_VERSION,
-	.xxfi_flags = SMFIF_ADDHDRS | SMFIF_CHGHDRS | SMFIF_QUARANTINE,
+	.xxfi_flags = ACTIONS,
 	.xxfi_connect = cb_connect,
-	.xxfi_helo = cb_helo,
 	.xxfi_envfrom = cb_envfrom,
-	.xxfi_envrcpt = cb_envrcpt,
 	.xxfi_header = cb_header,
 	.xxfi_eoh = cb_eoh,
 	.xxfi_body = cb_body,
 	.xxfi_eom = cb_eom,
 	.xxfi_abort = cb_abort,
 	.xxfi_close = cb_close,
-	.xxfi_data = cb_data,
+	.xxfi_negotiate = cb_negotiate,
 };

@@ -399,6 +399,16 @@ st=$?
 ok $st "pass: one log line with queue ID, Message-ID, result, ID, signer"
 [ $st -eq 0 ] || diag "$T/run/pass/milter.log"
 
+# The MTA waited for no answer to a header, the end of the headers or a
+# body chunk (the milter asked it to, and miltertest offers it), and sent
+# them (a milter that asked for nothing would pass too, but not this).
+awk -F '\t' '$1 == ">" { seen[$2]++; last = $2; next }
+    $1 == "<" && (last == "L" || last == "N" || last == "B") { bad++ }
+    { last = "" }
+    END { exit !(seen["L"] > 0 && seen["B"] > 0 && bad == 0) }' \
+    "$T/run/pass/rec.log"
+ok $? "pass: no reply to a header, the end of headers or a body chunk"
+
 scenario fail-m t-fail-m.lua main
 scenario fail-p t-fail-p.lua main
 scenario nokey t-nokey.lua mallory "AuthservID mx.test.example"
