@@ -151,7 +151,7 @@ while "${PYTHON3:-python3}" "$REPLAY" series "$CORPUS" thread.mbox $rank \
 done
 [ -n "$mbx" ]
 setup $? "b4 am made a series of the corpus ($(sed -n 1p series.out))" b4.out
-n=$(($(wc -l <series.out) - 1))
+patches=$(($(wc -l <series.out) - 1))
 
 # outcomes FILE: per message of the mbox FILE, its outcome, with the
 # trailers added or the parts that differ: one line each
@@ -173,7 +173,7 @@ want=$(tail -n +2 series.out | while IFS= read -r line; do
 	*)	echo identical:message-id ;;
 	esac
 done)
-expect "b4 am: each of the $n patches as it arrived" "$want" \
+expect "b4 am: each of the $patches patches as it arrived" "$want" \
     "$(outcomes "$mbx")"
 
 # One line of patch 1's commit message changed (its first, after the
