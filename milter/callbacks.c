@@ -427,19 +427,21 @@ conclude(SMFICTX *ctx, struct conn *c, const struct decision *d)
 }
 
 /*
- * log_record - what became of the arrival record: not written (a fault,
- * OnError), or written beside earlier copies of its Message-ID
+ * log_record - what became of the arrival record: not written (a fault;
+ * for a judged mail OnError acts on it), or written beside earlier
+ * copies of its Message-ID
  */
 static void
 log_record(SMFICTX *ctx, const struct conn *c, unsigned earlier,
-    const struct pa_err *unrecorded)
+    const struct pa_err *unrecorded, int judged)
 {
 	struct sbuf msgid;
 	char id[256];
 
 	if (unrecorded->msg[0] != '\0') {
 		mlog(LOG_LEVEL_ERROR, "%s: the arrival record was not "
-		    "written (OnError): %s", queue_id(ctx), unrecorded->msg);
+		    "written%s: %s", queue_id(ctx), judged ? " (OnError)" : "",
+		    unrecorded->msg);
 		return;
 	}
 	if (earlier == 0)
@@ -486,11 +488,12 @@ cb_eom(SMFICTX *ctx)
 		decision_fault(&d, 1, why);
 	} else if (state_decide(c->msg, time(NULL), c->envfrom, &d, &earlier,
 	    &unrecorded) == PA_ENOPATCH) {
+		log_record(ctx, c, earlier, &unrecorded, 0);
 		rc = not_a_patch(ctx, c);
 		message_end(c);
 		return rc;
 	} else
-		log_record(ctx, c, earlier, &unrecorded);
+		log_record(ctx, c, earlier, &unrecorded, 1);
 	rc = conclude(ctx, c, &d);
 	message_end(c);
 	return rc;

@@ -61,7 +61,9 @@ void			 state_release(struct generation *);
  * envelope sender envfrom, recorded in StateFile's ledger when it is set
  * (*earlier: the copies of its Message-ID recorded before); one that
  * could not be recorded is d->unrecorded, unrecorded saying why.
- * PA_ENOPATCH: neither a patch nor signed, nothing decided or recorded.
+ * PA_ENOPATCH: neither a patch nor signed, nothing decided; a cover
+ * letter is recorded all the same (decide_arrival_unjudged()), a record
+ * not written said in unrecorded.
  */
 int			 state_decide(const struct mailmsg *, time_t now,
 			     const char *envfrom, struct decision *d,

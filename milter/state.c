@@ -383,6 +383,26 @@ count_copy(void *arg, const struct arrival *a)
 }
 
 /*
+ * ledger_put - a into the ledger (index lock held shared), and how many
+ * copies of msg's Message-ID were recorded before it (*earlier)
+ */
+static int
+ledger_put(const struct arrival *a, const struct mailmsg *msg,
+    unsigned *earlier, struct pa_err *why)
+{
+	struct pa_err ignored;
+	const char *id;
+	size_t n;
+
+	/* for the log only: a read that fails counts nothing */
+	if ((id = arrival_message_id(msg, &n)) != NULL && n > 0 &&
+	    ledger_by_message_id_bytes(ledger_handle, id, n, count_copy,
+	    earlier, &ignored) != 0)
+		*earlier = 0;
+	return ledger_record(ledger_handle, a, why);
+}
+
+/*
  * record - the arrival record of what dc decided last (d) into the
  * ledger (index lock held shared), and how many copies of its Message-ID
  * were recorded before it (*earlier).  A record that cannot be queued
@@ -394,26 +414,40 @@ record(struct decider *dc, const struct mailmsg *msg, const char *envfrom,
     struct decision *d, unsigned *earlier, struct pa_err *why)
 {
 	struct arrival a;
-	struct pa_err ignored;
-	const char *id;
 	size_t n;
 
 	decide_arrival(dc, msg, d, envfrom, &a);
 	if (ledger_handle == NULL)
 		pa_err_set(why, "%s", ledger_why);
-	else {
-		/* for the log only: a read that fails counts nothing */
-		if ((id = arrival_message_id(msg, &n)) != NULL && n > 0 &&
-		    ledger_by_message_id_bytes(ledger_handle, id, n,
-		    count_copy, earlier, &ignored) != 0)
-			*earlier = 0;
-		if (ledger_record(ledger_handle, &a, why) == 0)
-			return;
-	}
+	else if (ledger_put(&a, msg, earlier, why) == 0)
+		return;
 	d->unrecorded = 1;
 	n = strlen(d->reason);
 	snprintf(d->reason + n, sizeof(d->reason) - n, "%snot recorded: %s",
 	    n ? "; " : "", why->msg);
+}
+
+/*
+ * record_unjudged - the arrival record of a mail not judged that is
+ * still remembered (a cover letter: decide_arrival_unjudged()), as
+ * record() writes it; one not written is said in why, for the log (the
+ * mail has no verdict for OnError to act on)
+ */
+static void
+record_unjudged(struct decider *dc, const struct mailmsg *msg,
+    const char *envfrom, unsigned *earlier, struct pa_err *why)
+{
+	struct arrival a;
+
+	/* nothing to remember, or a fault reading it (why says it) */
+	if (decide_arrival_unjudged(dc, msg, envfrom, &a, why) != 0)
+		return;
+	pthread_rwlock_rdlock(&index_lock);
+	if (ledger_handle == NULL)
+		pa_err_set(why, "%s", ledger_why);
+	else
+		(void)ledger_put(&a, msg, earlier, why);
+	pthread_rwlock_unlock(&index_lock);
 }
 
 int
@@ -436,6 +470,9 @@ state_decide(const struct mailmsg *msg, time_t now, const char *envfrom,
 	}
 	/* Hashes and signatures need no index: no lock while they run. */
 	if (decide_begin(dc, msg, now) != 0) {
+		if (g->cf.state_file != NULL)
+			record_unjudged(dc, msg, envfrom, earlier,
+			    unrecorded);
 		decider_put(dc, g);
 		return PA_ENOPATCH;
 	}

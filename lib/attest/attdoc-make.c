@@ -38,24 +38,48 @@ attdoc_payload(struct sbuf *out, const struct msghash_entry *e, size_t n)
 	return sbuf_failed(out);
 }
 
-/*
- * attdoc_subject - spec 5.3.  The words of the leading bracketed prefixes
- * (trailing "," and ";" dropped) make one new prefix: PATCH (any case,
- * also "PATCHv3") becomes PSIGN, the counter "0/N" becomes "X/N"; the
- * subject text follows.  A subject whose last n/N counter is not 0 is no
- * cover letter's, and gets the default.
- */
-int
-attdoc_subject(struct sbuf *out, const char *cover)
-{
-	const char *tok[SUBJ_TOKENS_MAX], *p, *q, *t, *end, *slash;
-	size_t toklen[SUBJ_TOKENS_MAX], ntok = 0, k, n;
-	long counter = -1, expected = 0, a, b;
-	char zero[32];
+/* The words of a subject's leading bracketed prefixes, and its counter. */
+struct prefixes {
+	const char	*tok[SUBJ_TOKENS_MAX];
+	size_t		 toklen[SUBJ_TOKENS_MAX], ntok;
+	long		 counter;	/* the last n/N's n; -1: none */
+	long		 expected;	/* its N */
+	const char	*text;		/* what follows them */
+};
 
-	if (cover == NULL)
-		return sbuf_addstr(out, "Patch attestation");
-	for (p = cover; *p == ' ' || *p == '\t' || *p == '\r' || *p == '\n';
+/* counter - tok is "n/N", one to three digits each: 1, with *a and *b */
+static int
+counter(const char *tok, size_t len, long *a, long *b)
+{
+	const char *q, *slash;
+
+	if ((slash = memchr(tok, '/', len)) == NULL)
+		return 0;
+	for (q = tok, *a = 0; q < slash && *q >= '0' && *q <= '9'; q++)
+		*a = *a * 10 + (*q - '0');
+	if (q != slash || q == tok || q - tok > 3)
+		return 0;
+	for (q = slash + 1, *b = 0; q < tok + len && *q >= '0' && *q <= '9';
+	    q++)
+		*b = *b * 10 + (*q - '0');
+	return q == tok + len && q != slash + 1 && q - slash - 1 <= 3;
+}
+
+/*
+ * read_prefixes - the words of subject's leading bracketed prefixes
+ * (trailing "," and ";" dropped) and the last n/N counter among them
+ */
+static void
+read_prefixes(const char *subject, struct prefixes *px)
+{
+	const char *p, *q, *t, *end;
+	size_t n, k;
+	long a, b;
+
+	px->ntok = 0;
+	px->counter = -1;
+	px->expected = 0;
+	for (p = subject; *p == ' ' || *p == '\t' || *p == '\r' || *p == '\n';
 	    p++)
 		;
 	while (*p == '[' && (end = strchr(p, ']')) != NULL) {
@@ -72,38 +96,60 @@ attdoc_subject(struct sbuf *out, const char *cover)
 			q += n;
 			while (n > 0 && (t[n - 1] == ',' || t[n - 1] == ';'))
 				n--;
-			if (n > 0 && ntok < SUBJ_TOKENS_MAX) {
-				tok[ntok] = t;
-				toklen[ntok++] = n;
+			if (n > 0 && px->ntok < SUBJ_TOKENS_MAX) {
+				px->tok[px->ntok] = t;
+				px->toklen[px->ntok++] = n;
 			}
 		}
 		for (p = end + 1; *p == ' ' || *p == '\t' || *p == '\r' ||
 		    *p == '\n'; p++)
 			;
 	}
-	/* The counter: one to three digits, "/", one to three digits. */
-	for (k = 0; k < ntok; k++) {
-		if ((slash = memchr(tok[k], '/', toklen[k])) == NULL)
-			continue;
-		for (q = tok[k], a = 0; q < slash && *q >= '0' && *q <= '9';
-		    q++)
-			a = a * 10 + (*q - '0');
-		if (q != slash || q == tok[k] || q - tok[k] > 3)
-			continue;
-		for (q = slash + 1, b = 0; q < tok[k] + toklen[k] &&
-		    *q >= '0' && *q <= '9'; q++)
-			b = b * 10 + (*q - '0');
-		if (q != tok[k] + toklen[k] || q == slash + 1 ||
-		    q - slash - 1 > 3)
-			continue;
-		counter = a;
-		expected = b;
-	}
-	if (counter != 0)
+	px->text = p;
+	for (k = 0; k < px->ntok; k++)
+		if (counter(px->tok[k], px->toklen[k], &a, &b)) {
+			px->counter = a;
+			px->expected = b;
+		}
+}
+
+int
+attdoc_is_cover(const char *subject)
+{
+	struct prefixes px;
+
+	read_prefixes(subject, &px);
+	return px.counter == 0;
+}
+
+/*
+ * attdoc_subject - spec 5.3.  The words of the leading bracketed prefixes
+ * make one new prefix: PATCH (any case, also "PATCHv3") becomes PSIGN,
+ * the counter "0/N" becomes "X/N"; the subject text follows.  A subject
+ * whose last n/N counter is not 0 is no cover letter's, and gets the
+ * default.
+ */
+int
+attdoc_subject(struct sbuf *out, const char *cover)
+{
+	struct prefixes px;
+	const char *const *tok = px.tok;
+	const size_t *toklen = px.toklen;
+	const char *p;
+	size_t k, n;
+	long expected;
+	char zero[32];
+
+	if (cover == NULL)
+		return sbuf_addstr(out, "Patch attestation");
+	read_prefixes(cover, &px);
+	p = px.text;
+	expected = px.expected;
+	if (px.counter != 0)
 		return sbuf_addstr(out, "Patch attestation");
 	snprintf(zero, sizeof(zero), "0/%ld", expected);
 	sbuf_addch(out, '[');
-	for (k = 0; k < ntok; k++) {
+	for (k = 0; k < px.ntok; k++) {
 		if (k)
 			sbuf_addch(out, ' ');
 		if (textline_ieq(tok[k], toklen[k], "patch"))

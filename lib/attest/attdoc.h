@@ -94,6 +94,12 @@ int	attdoc_payload(struct sbuf *out, const struct msghash_entry *e,
  * is 0).  Appends to out; returns out's failure.
  */
 int	attdoc_subject(struct sbuf *out, const char *cover_subject);
+/*
+ * attdoc_is_cover - subject (NUL-terminated, as it is in the mail) is a
+ * cover letter's: the last n/N counter of its leading bracketed prefixes
+ * has n 0 (a reply's "Re: [PATCH 0/3]" is not)
+ */
+int	attdoc_is_cover(const char *subject);
 
 /*
  * attdoc_mail - the message that carries a clearsigned document, with the

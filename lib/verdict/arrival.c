@@ -4,7 +4,10 @@
  * decide_arrival()): what the mail gives, filled by arrival_fill() from
  * decide_begin()'s reading as "patchattest arrived" fills what it
  * compares, and what the milter knows of it (the time, the envelope
- * sender, the identity, the verdicts).
+ * sender, the identity, the verdicts).  A cover letter that is not
+ * judged (unsigned, no diff) is still recorded, by
+ * decide_arrival_unjudged(): a maintainer applying a series asks of it
+ * too.
  *
  * The identity is the one the signer's habit is kept under: i= of the
  * signature that gave patatt's verdict, else the author's address (see
@@ -25,6 +28,7 @@
 #include "mail.h"
 #include "sig.h"
 #include "state.h"
+#include "attest.h"
 
 /* verdicts - the header's result, each scheme's own, the key */
 static void
@@ -44,17 +48,14 @@ verdicts(const struct decision *d, struct arrival *a)
 	a->signed_trusted = d->result == VERDICT_PASS && d->key[0] != '\0';
 }
 
-void
-decide_arrival(struct decider *dc, const struct mailmsg *msg,
-    const struct decision *d, const char *envelope_from, struct arrival *a)
+/* arrived - when a arrived (the decider's clock), from whom (no <>) */
+static void
+arrived(const struct decider *dc, const char *envelope_from,
+    struct arrival *a)
 {
-	size_t len;
+	size_t len = strlen(envelope_from);
 
-	/* decide_begin() read the mail: its hashes and git am's reading */
-	arrival_fill(a, msg, &dc->h, &dc->pf,
-	    dc->mi_ok && dc->pf.mi->patch.len > 0);
 	a->arrived = dc->now;
-	len = strlen(envelope_from);
 	if (len >= 2 && envelope_from[0] == '<' &&
 	    envelope_from[len - 1] == '>')
 		snprintf(a->envelope_from, sizeof(a->envelope_from), "%.*s",
@@ -62,6 +63,16 @@ decide_arrival(struct decider *dc, const struct mailmsg *msg,
 	else
 		snprintf(a->envelope_from, sizeof(a->envelope_from), "%s",
 		    envelope_from);
+}
+
+void
+decide_arrival(struct decider *dc, const struct mailmsg *msg,
+    const struct decision *d, const char *envelope_from, struct arrival *a)
+{
+	/* decide_begin() read the mail: its hashes and git am's reading */
+	arrival_fill(a, msg, &dc->h, &dc->pf,
+	    dc->mi_ok && dc->pf.mi->patch.len > 0);
+	arrived(dc, envelope_from, a);
 	if (dc->relayed)
 		snprintf(a->author, sizeof(a->author), "%s", dc->author);
 	/* the signer's i=, else the author's */
@@ -71,4 +82,40 @@ decide_arrival(struct decider *dc, const struct mailmsg *msg,
 		snprintf(a->identity, sizeof(a->identity), "%s",
 		    dc->author_id);
 	verdicts(d, a);
+}
+
+/*
+ * is_cover - msg's Subject is a cover letter's ("[PATCH vN 0/M]"); a
+ * longer subject is judged by its first bytes, where the prefixes are
+ */
+static int
+is_cover(const struct mailmsg *msg)
+{
+	char subject[512];
+	const char *v;
+	size_t len;
+
+	if ((v = mailmsg_get(msg, "Subject", &len)) == NULL)
+		return 0;
+	if (len >= sizeof(subject))
+		len = sizeof(subject) - 1;
+	memcpy(subject, v, len);
+	subject[len] = '\0';
+	return attdoc_is_cover(subject);
+}
+
+int
+decide_arrival_unjudged(struct decider *dc, const struct mailmsg *msg,
+    const char *envelope_from, struct arrival *a, struct pa_err *err)
+{
+	int rc;
+
+	/* decide_begin() left the hashes of a patch part: one without a
+	   diff (a diffstat), which has an attestation ID all the same */
+	if (dc->h.n == 0 && !is_cover(msg))
+		return PA_ENOPATCH;
+	if ((rc = arrival_from_mail(a, msg, &dc->h, &dc->pf, err)) != 0)
+		return rc;
+	arrived(dc, envelope_from, a);
+	return 0;
 }

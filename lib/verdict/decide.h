@@ -149,6 +149,18 @@ const char	*decide_author(const struct decider *);
 void	decide_arrival(struct decider *, const struct mailmsg *msg,
 	    const struct decision *d, const char *envelope_from,
 	    struct arrival *a);
+/*
+ * decide_arrival_unjudged - the arrival record of a message that
+ * decide_begin() took last and found neither a patch nor signed
+ * (PA_ENOPATCH), when it is still one to remember: a cover letter (by
+ * its subject), or a mail whose patch part has no diff (a diffstat: it
+ * has an attestation ID).  Its fields from msg, envelope_from, the time
+ * decide_begin() was given; no verdict and no identity, so that it
+ * teaches no signing habit.  0; PA_ENOPATCH: nothing to record; or
+ * PA_ENOMEM / PA_ETOOBIG with err saying why.
+ */
+int	decide_arrival_unjudged(struct decider *, const struct mailmsg *msg,
+	    const char *envelope_from, struct arrival *a, struct pa_err *err);
 
 /*
  * decide_begin - the first step on msg, which must stay unchanged until
