@@ -7,10 +7,9 @@
  *
  * It stays in the foreground and stops on SIGTERM (libmilter's own
  * signal handling).  To be a fair floor it negotiates the protocol as
- * patchattest-milter does (milter/callbacks.c): no HELO, RCPT, DATA or
- * unknown commands, no reply to a header, the end of the headers or a
- * body chunk; the MTA sends it the whole message and waits for it at
- * MAIL FROM and at the end of the message.  It sets TCP_NODELAY on an inet
+ * patchattest-milter does (milter/callbacks.c): on a local socket no
+ * HELO, RCPT, DATA or unknown commands and no reply to a header, the end
+ * of the headers or a body chunk; over TCP every step, each answered.  It sets TCP_NODELAY on an inet
  * listening socket (accepted sockets inherit it on Linux): without it
  * every message waits for delayed ACKs twice (Nagle's algorithm).
  */
@@ -39,6 +38,7 @@
 
 static char	 unanswered;	/* a connection's private data: the MTA
 				   agreed to STEPS_UNANSWERED */
+static int	 local_socket;	/* steps skipped, unanswered */
 
 static sfsistat	 nm_negotiate(SMFICTX *, unsigned long, unsigned long,
 		     unsigned long, unsigned long, unsigned long *,
@@ -69,7 +69,8 @@ nm_negotiate(SMFICTX *ctx, unsigned long actions, unsigned long steps,
 	(void)unused2;
 	(void)unused3;
 	*our_actions = *our2 = *our3 = 0;
-	*our_steps = steps & (STEPS_SKIPPED | STEPS_UNANSWERED);
+	*our_steps = local_socket ? steps & (STEPS_SKIPPED |
+	    STEPS_UNANSWERED) : 0;
 	smfi_setpriv(ctx, (*our_steps & STEPS_UNANSWERED) == STEPS_UNANSWERED ?
 	    &unanswered : NULL);
 	return SMFIS_CONTINUE;
@@ -186,7 +187,9 @@ main(int argc, char *argv[])
 	desc.xxfi_eom = nm_eom;
 	desc.xxfi_negotiate = nm_negotiate;
 
-	if (strncmp(sock, "unix:", 5) == 0 || strncmp(sock, "local:", 6) == 0)
+	local_socket = strncmp(sock, "unix:", 5) == 0 ||
+	    strncmp(sock, "local:", 6) == 0 || sock[0] == '/';
+	if (local_socket)
 		umask(0);	/* the MTA runs as another user */
 	if (smfi_setconn(sock) == MI_FAILURE ||
 	    smfi_register(desc) == MI_FAILURE ||

@@ -31,10 +31,14 @@
 /* What we do to a message: the MTA must allow it. */
 #define ACTIONS		(SMFIF_ADDHDRS | SMFIF_CHGHDRS | SMFIF_QUARANTINE)
 /*
- * What we ask the MTA, when it offers it: not to send the steps we have
- * no use for, and to wait for no reply to a header, the end of the
- * headers or a body chunk, which we only collect.  A message then costs
- * the MTA a wait at MAIL FROM and at its end, not at each of its fields.
+ * What we ask of an MTA on a local socket, when it offers it: not to send
+ * the steps we have no use for, and to wait for no reply to a header, the
+ * end of the headers or a body chunk, which we only collect: a message
+ * then costs it a wait at MAIL FROM and at the end, not at each field.
+ * Of an MTA over TCP, nothing: there its next small write waits for our
+ * ACK of the last one (Nagle's algorithm, on its side), which we delay
+ * when we have nothing to answer, 40 ms a message; the reply to each
+ * step it sends carries the ACK at once.
  */
 #define STEPS_SKIPPED	(SMFIP_NOHELO | SMFIP_NORCPT | SMFIP_NODATA | \
 			 SMFIP_NOUNKNOWN)
@@ -57,6 +61,7 @@ struct conn {
 };
 
 static atomic_long	connections;		/* open, counted in cb_connect */
+static int		local_socket;		/* steps skipped, unanswered */
 static atomic_llong	limit_logged;		/* when it was last said */
 
 static struct conn *
@@ -173,8 +178,8 @@ cb_negotiate(SMFICTX *ctx, unsigned long actions, unsigned long steps,
 	/* Without memory for the connection, nothing is asked of the MTA
 	   (cb_connect says the rest). */
 	c = conn_new(ctx);
-	*our_steps = c != NULL ? steps & (STEPS_SKIPPED | STEPS_UNANSWERED) :
-	    0;
+	*our_steps = c != NULL && local_socket ? steps & (STEPS_SKIPPED |
+	    STEPS_UNANSWERED) : 0;
 	if (c != NULL)
 		c->unanswered = *our_steps & STEPS_UNANSWERED;
 	return SMFIS_CONTINUE;
@@ -523,6 +528,12 @@ cb_close(SMFICTX *ctx)
 	smfi_setpriv(ctx, NULL);
 	atomic_fetch_sub(&connections, 1);
 	return SMFIS_CONTINUE;
+}
+
+void
+callbacks_local_socket(int local)
+{
+	local_socket = local;
 }
 
 struct smfiDesc milter_desc = {

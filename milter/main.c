@@ -226,6 +226,7 @@ open_socket(const struct pa_config *cf, const struct runas *ra)
 		return -1;
 	}
 	set_nodelay();
+	callbacks_local_socket(path != NULL);
 	return 0;
 }
 

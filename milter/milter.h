@@ -131,5 +131,11 @@ int	safedir_check(const char *dir, uid_t owner, int *shared,
 
 /* callbacks.c */
 extern struct smfiDesc	 milter_desc;
+/*
+ * callbacks_local_socket - the milter listens on a local socket (set
+ * before smfi_main()): only there is the MTA asked to skip steps and to
+ * wait for no reply to some
+ */
+void	callbacks_local_socket(int local);
 
 #endif
