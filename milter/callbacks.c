@@ -357,6 +357,7 @@ conclude(SMFICTX *ctx, struct conn *c, const struct decision *d)
 	int rc;
 
 	policy_apply(cf, d, time(NULL), &o);
+	metrics_decided(d, &o);
 	log_decision(ctx, c, d, &o);
 	if (d->tofu_key[0] != '\0')
 		log_pinned(ctx, d);
@@ -419,6 +420,23 @@ log_record(SMFICTX *ctx, const struct conn *c, unsigned earlier,
 	sbuf_release(&msgid);
 }
 
+/* decide_timed - state_decide(), its time counted for the metrics */
+static int
+decide_timed(struct conn *c, struct decision *d, unsigned *earlier,
+    struct pa_err *unrecorded)
+{
+	struct timespec start, end;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	rc = state_decide(c->msg, time(NULL), c->envfrom, d, earlier,
+	    unrecorded);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	if (rc != PA_ENOPATCH)
+		metrics_latency(&start, &end);
+	return rc;
+}
+
 static sfsistat
 cb_eom(SMFICTX *ctx)
 {
@@ -432,6 +450,7 @@ cb_eom(SMFICTX *ctx)
 	if (c == NULL || c->gen == NULL)
 		return SMFIS_CONTINUE;
 	if (c->strip.ndoomed > 0) {
+		metrics_forged(c->strip.ndoomed);
 		mlog(LOG_LEVEL_INFO, "%s: %zu header field(s) only we may "
 		    "write removed", queue_id(ctx), c->strip.ndoomed);
 		if (hdrstrip_each(&c->strip, delete, ctx) != 0)
@@ -449,8 +468,8 @@ cb_eom(SMFICTX *ctx)
 		snprintf(why, sizeof(why), "over MaximumBodySize (%ld "
 		    "bytes): not checked", c->gen->cf.max_body);
 		decision_fault(&d, 1, why);
-	} else if (state_decide(c->msg, time(NULL), c->envfrom, &d, &earlier,
-	    &unrecorded) == PA_ENOPATCH) {
+	} else if (decide_timed(c, &d, &earlier, &unrecorded) ==
+	    PA_ENOPATCH) {
 		rc = not_a_patch(ctx, c);
 		message_end(c);
 		return rc;

@@ -1,0 +1,145 @@
+-- SPDX-License-Identifier: BSD-2-Clause
+-- t-metrics.lua - the Prometheus endpoint counts the mail as it went: a
+-- pass with one forged field, a tampered patch, an unattested patch
+-- deferred under AttestationWait, mail that is no patch (not counted)
+-- and, with patatt (PATATT set), seed 002 signed, and signed then
+-- tampered.  Every series that moved moved by what the mail says, and no
+-- other; the decision latency histogram counts each decided message.
+-- Any other path is 404, any other method 405.
+--   METRICS  the endpoint's URL (http://127.0.0.1:PORT)
+--   SCRAPE   where the last scrape is left, for promtool and the
+--            dashboard's check
+--   PATATT   set when the milter has the patatt keyring
+dofile(HARNESS)
+
+-- fetch(path, method): the HTTP status and the body, by curl
+local function fetch(path, method)
+	local out = SCRAPE .. ".body"
+	local p = io.popen(string.format("curl -sS --max-time 10 -X %s " ..
+	    "-o '%s' -w '%%{http_code}' '%s%s' 2>&1", method, out, METRICS,
+	    path))
+	local status = p:read("a")
+	p:close()
+	local f = io.open(out, "rb")
+	local body = f and f:read("a") or ""
+	if f then
+		f:close()
+	end
+	return status, body
+end
+
+-- scrape(): every sample of /metrics as {["name{labels}"] = value}
+local function scrape()
+	local status, body = fetch("/metrics", "GET")
+	check(status == "200", "GET /metrics: %s", show(status))
+	local f = assert(io.open(SCRAPE, "wb"))
+	f:write(body)
+	f:close()
+	local samples = {}
+	for line in body:gmatch("[^\n]+") do
+		if line:sub(1, 1) ~= "#" then
+			local series, value = line:match("^(%S+) (%S+)$")
+			check(series ~= nil, "not a sample line: %s", show(line))
+			samples[series] = tonumber(value)
+		end
+	end
+	return samples
+end
+
+-- moved(before, after, want, what): each series of want moved by that
+-- much, every other counter (a _total or a _count) not at all
+local function moved(before, after, want, what)
+	for series, n in pairs(want) do
+		check(after[series] ~= nil, "%s: %s is not served", what,
+		    series)
+		check(after[series] - (before[series] or 0) == n,
+		    "%s: %s moved by %s, not %d", what, series,
+		    tostring(after[series] - (before[series] or 0)), n)
+	end
+	for series, v in pairs(after) do
+		local name = series:match("^[^{]+")
+		if want[series] == nil and (name:match("_total$") or
+		    name:match("_count$")) then
+			check(v == (before[series] or 0),
+			    "%s: %s moved (%s to %s)", what, series,
+			    tostring(before[series]), tostring(v))
+		end
+	end
+end
+
+local function messages(result, scheme)
+	return string.format('patchattest_messages_total{result="%s",' ..
+	    'scheme="%s"}', result, scheme)
+end
+
+run(function()
+	-- once the milter listens, so does the endpoint (bound before)
+	local conn = connect()
+	local before = scrape()
+
+	local msg = add_header(mail("p1"), 2, "X-Patch-Attested",
+	    "pass; attid=2a02abe0-215cf3f1-2acb5798")
+	expect_accepted(send(conn, msg), "seed 002 with a forged field")
+	expect_accepted(send(conn, mail("fail-m")), "tampered patch")
+	msg = set_header(mail("none"), "Date",
+	    os.date("!%a, %d %b %Y %H:%M:%S +0000"))
+	expect_reply(send(conn, msg), "451 4.7.1", "unattested patch now")
+	expect_accepted(send(conn, mail("plain")), "no patch")
+	local want = {
+		[messages("pass", "v0.1")] = 1,
+		[messages("fail", "v0.1")] = 1,
+		[messages("none", "v0.1")] = 1,
+		['patchattest_actions_total{action="accept"}'] = 2,
+		['patchattest_actions_total{action="tempfail"}'] = 1,
+		["patchattest_awaiting_document_total"] = 1,
+		["patchattest_forged_fields_removed_total"] = 1,
+		["patchattest_decision_duration_seconds_count"] = 3,
+		['patchattest_decision_duration_seconds_bucket{le="+Inf"}'] = 3,
+	}
+	if PATATT then
+		expect_accepted(send(conn, mail("patatt")), "signed seed 002")
+		expect_accepted(send(conn, mail("patatt-fail")),
+		    "signed and tampered")
+		-- seed 002 is attested too: patatt's pass is the verdict;
+		-- its diff changed contradicts the document first
+		want[messages("pass", "patatt")] = 1
+		want[messages("fail", "v0.1")] = 2
+		want['patchattest_patatt_signatures_total{' ..
+		    'algorithm="ed25519-sha256",result="pass"}'] = 1
+		want['patchattest_patatt_signatures_total{' ..
+		    'algorithm="ed25519-sha256",result="fail"}'] = 1
+		want['patchattest_actions_total{action="accept"}'] = 4
+		want["patchattest_decision_duration_seconds_count"] = 5
+		want['patchattest_decision_duration_seconds_bucket{' ..
+		    'le="+Inf"}'] = 5
+	end
+	mt.disconnect(conn)
+	local after = scrape()
+	moved(before, after, want, "after the mail")
+
+	check(after["patchattest_decision_duration_seconds_sum"] >
+	    (before["patchattest_decision_duration_seconds_sum"] or 0),
+	    "the latency sum did not grow")
+	check(after["patchattest_index_documents"] == 1,
+	    "index_documents %s, not the one document indexed",
+	    tostring(after["patchattest_index_documents"]))
+	check(after["patchattest_index_size_bytes"] > 0 and
+	    after["patchattest_index_age_seconds"] >= 0,
+	    "the index's size and age are not served")
+	check(after["patchattest_state_journal_depth"] ~= nil,
+	    "the journal depth is not served")
+	if PATATT then
+		check(after["patchattest_keyring_keys"] > 0,
+		    "no key file counted in the patatt keyring")
+	end
+
+	local status = fetch("/", "GET")
+	check(status == "404", "GET /: %s, not 404", show(status))
+	status = fetch("/metricsx", "GET")
+	check(status == "404", "GET /metricsx: %s, not 404", show(status))
+	status = fetch("/metrics", "POST")
+	check(status == "405", "POST /metrics: %s, not 405", show(status))
+	status = fetch("/metrics", "DELETE")
+	check(status == "405", "DELETE /metrics: %s, not 405", show(status))
+	moved(after, scrape(), {}, "after the bad requests")
+end)
