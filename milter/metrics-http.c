@@ -119,8 +119,8 @@ metrics_bind(const struct pa_config *cf, struct pa_err *err)
 	if (metrics_address(cf->metrics_listen, cf->metrics_remote ==
 	    CONFIG_YES, &ss, &len, err) != 0)
 		return PA_ERROR;
-	if ((listen_fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC,
-	    0)) == -1 ||
+	if ((listen_fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC |
+	    SOCK_NONBLOCK, 0)) == -1 ||
 	    setsockopt(listen_fd, SOL_SOCKET, SO_REUSEADDR, &on,
 	    sizeof(on)) != 0 ||
 	    bind(listen_fd, (struct sockaddr *)&ss, len) != 0 ||

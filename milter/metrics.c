@@ -206,6 +206,12 @@ key_files(int dirfd, int depth, size_t *n, time_t *newest)
 		if (e->d_name[0] == '.' ||
 		    fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
+		/* a link to a key file counts; a link to a folder is not
+		   followed (it could lead back up) */
+		if (S_ISLNK(st.st_mode) &&
+		    fstatat(dirfd, e->d_name, &st, 0) == 0 &&
+		    !S_ISREG(st.st_mode))
+			continue;
 		if (S_ISREG(st.st_mode)) {
 			(*n)++;
 			if (st.st_mtime > *newest)
@@ -255,11 +261,6 @@ render_state(struct sbuf *out, time_t now)
 	if (sg.index_known)
 		sbuf_addf(out, "patchattest_index_size_bytes %lld\n",
 		    sg.index_bytes);
-	head(out, "index_documents", "gauge", "Attestation documents in the "
-	    "index.");
-	if (sg.docs_known)
-		sbuf_addf(out, "patchattest_index_documents %zu\n",
-		    sg.index_docs);
 	head(out, "state_errors_total", "counter", "Faults of the state "
 	    "stores: ledger or pins that could not be opened, mail whose "
 	    "arrival record could not be written.");

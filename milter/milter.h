@@ -74,13 +74,15 @@ struct attindex		*state_index(void);
 /* state_index_stale - the index was replaced or damaged: reopen it */
 int			 state_index_stale(void);
 extern atomic_long	 state_in_flight;	/* messages being received */
-/* state_gauges - what the metrics say of the index and the ledger now */
+/*
+ * state_gauges - what the metrics say of the index and the ledger now
+ * (the index by its data file: the worker may be writing to it, and a
+ * write transaction belongs to its thread)
+ */
 struct state_gauges {
 	int		 index_known;	/* its data file could be looked at */
 	time_t		 index_changed;
 	long long	 index_bytes;
-	int		 docs_known;
-	size_t		 index_docs;
 	size_t		 journal_depth;	/* arrival records not yet written */
 	unsigned long long ledger_faults;	/* StateFile's ledger, and */
 	unsigned long long pins_faults;	/* PatattTOFUPins' pins, not

@@ -486,8 +486,6 @@ void
 state_gauges(struct state_gauges *sg)
 {
 	struct stat st;
-	struct pa_err err;
-	size_t atts;
 
 	memset(sg, 0, sizeof(*sg));
 	sg->ledger_faults = atomic_load(&ledger_faults);
@@ -498,9 +496,6 @@ state_gauges(struct state_gauges *sg)
 		sg->index_changed = st.st_mtime;
 		sg->index_bytes = (long long)st.st_size;
 	}
-	if (index_handle != NULL && !attindex_damaged(index_handle))
-		sg->docs_known = attindex_stats(index_handle, &sg->index_docs,
-		    &atts, &err) == 0;
 	if (ledger_handle != NULL)
 		sg->journal_depth = ledger_pending(ledger_handle);
 	pthread_rwlock_unlock(&index_lock);

@@ -353,7 +353,7 @@ scenario() {
 	else
 		set -- -D HARNESS="$scenarios/harness.lua" \
 		    -D SOCK="unix:$d/rec.sock" -D RECORD="$d/rec.log" \
-		    -D DATA="$d/data"
+		    -D DATA="$d/data" -D MILTER_PID="$mpid"
 	fi
 	for v in $defines; do
 		set -- "$@" -D "$v"

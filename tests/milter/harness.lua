@@ -16,6 +16,8 @@
 --            clock-*.eml (t-clock.lua); and NAME.hdr: what "patchattest
 --            check --header" says of NAME.eml under this scenario's
 --            configuration
+--   MILTER_PID  the milter's process ID (DATA/../milter.conf is its
+--            configuration, DATA/../milter.log its log)
 --   (scenario-specific ones are named in each t-*.lua)
 --
 -- A failing error() or assert() ends miltertest with status 1 and no word,

@@ -28,22 +28,38 @@ local function fetch(path, method)
 	return status, body
 end
 
--- scrape(): every sample of /metrics as {["name{labels}"] = value}
+-- samples(body): every sample of a scrape as {["name{labels}"] = value}
+local function samples(body)
+	local out = {}
+	for line in body:gmatch("[^\n]+") do
+		if line:sub(1, 1) ~= "#" then
+			local series, value = line:match("^(%S+) (%S+)$")
+			check(series ~= nil, "not a sample line: %s", show(line))
+			out[series] = tonumber(value)
+		end
+	end
+	return out
+end
+
+-- scrape(): GET /metrics, kept in SCRAPE, as samples()
 local function scrape()
 	local status, body = fetch("/metrics", "GET")
 	check(status == "200", "GET /metrics: %s", show(status))
 	local f = assert(io.open(SCRAPE, "wb"))
 	f:write(body)
 	f:close()
-	local samples = {}
-	for line in body:gmatch("[^\n]+") do
-		if line:sub(1, 1) ~= "#" then
-			local series, value = line:match("^(%S+) (%S+)$")
-			check(series ~= nil, "not a sample line: %s", show(line))
-			samples[series] = tonumber(value)
-		end
-	end
-	return samples
+	return samples(body)
+end
+
+-- scrape_quietly(): samples(), or nil when GET /metrics is not served
+local function scrape_quietly()
+	local status, body = fetch("/metrics", "GET")
+	return status == "200" and samples(body) or nil
+end
+
+local function messages(result, scheme)
+	return string.format('patchattest_messages_total{result="%s",' ..
+	    'scheme="%s"}', result, scheme)
 end
 
 -- moved(before, after, want, what): each series of want moved by that
@@ -67,9 +83,88 @@ local function moved(before, after, want, what)
 	end
 end
 
-local function messages(result, scheme)
-	return string.format('patchattest_messages_total{result="%s",' ..
-	    'scheme="%s"}', result, scheme)
+-- sh(cmd): the first line cmd prints
+local function sh(cmd)
+	local p = io.popen(cmd)
+	local line = p:read("l")
+	p:close()
+	return line
+end
+
+-- wait_for(fn, what): poll fn every half second, 30 s at most
+local function wait_for(fn, what)
+	for _ = 1, 60 do
+		if fn() then
+			return
+		end
+		sh("sleep 0.5")
+	end
+	error(what .. ": not within 30 seconds", 0)
+end
+
+-- hold_connections(conn): clients that open 24 connections, send half a
+-- request on each and keep them: the mail of conn is still decided while
+-- they do, and once their connections have idled out a scrape is served
+local function hold_connections(conn)
+	local ready = SCRAPE .. ".held"
+	local port = METRICS:match(":(%d+)$")
+	local script = SCRAPE .. ".py"
+	local f = assert(io.open(script, "wb"))
+	f:write([[
+import socket, sys, time
+held = []
+for i in range(24):
+    try:
+        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+        s.send(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+        held.append(s)
+    except OSError:
+        pass
+open(sys.argv[2], "w").close()
+time.sleep(60)
+]])
+	f:close()
+	local pid = sh(string.format("${PYTHON3:-python3} '%s' %s '%s' " ..
+	    ">/dev/null 2>&1 & echo $!", script, port, ready))
+	check(pid ~= nil and pid:match("^%d+$"), "no client started")
+	local ok, err = pcall(function()
+		wait_for(function() return io.open(ready) ~= nil end,
+		    "the clients holding connections")
+		local before = scrape_quietly() or {}
+		expect_accepted(send(conn, mail("p1")),
+		    "seed 002 while the endpoint is held")
+		local after
+		wait_for(function()
+			after = scrape_quietly()
+			return after ~= nil
+		end, "a scrape once the held connections idled out")
+		check(after[messages("pass", "v0.1")] >=
+		    (before[messages("pass", "v0.1")] or 0) + 1,
+		    "the mail sent while the endpoint was held is not counted")
+	end)
+	sh("kill " .. pid)
+	check(ok, "%s", tostring(err))
+end
+
+-- reload_elsewhere(): a reload that moves MetricsListen says that it takes
+-- effect at the next start, and the endpoint stays where it was
+local function reload_elsewhere()
+	local dir = DATA .. "/.."
+	local conf = readfile(dir .. "/milter.conf")
+	local moved_conf = conf:gsub("MetricsListen 127%.0%.0%.1:",
+	    "MetricsListen 127.0.0.2:")
+	check(moved_conf ~= conf, "no MetricsListen line in milter.conf")
+	local f = assert(io.open(dir .. "/milter.conf", "wb"))
+	f:write(moved_conf)
+	f:close()
+	sh("kill -HUP " .. MILTER_PID)
+	wait_for(function()
+		return readfile(dir .. "/milter.log"):find("reload: " ..
+		    "MetricsListen or MetricsRemote changed; they take " ..
+		    "effect at the next start", 1, true) ~= nil
+	end, "the reload's word on MetricsListen")
+	check(scrape()[messages("pass", "v0.1")] ~= nil,
+	    "the endpoint is gone after the reload")
 end
 
 run(function()
@@ -113,19 +208,19 @@ run(function()
 		want['patchattest_decision_duration_seconds_bucket{' ..
 		    'le="+Inf"}'] = 5
 	end
-	mt.disconnect(conn)
 	local after = scrape()
 	moved(before, after, want, "after the mail")
 
 	check(after["patchattest_decision_duration_seconds_sum"] >
 	    (before["patchattest_decision_duration_seconds_sum"] or 0),
 	    "the latency sum did not grow")
-	check(after["patchattest_index_documents"] == 1,
-	    "index_documents %s, not the one document indexed",
-	    tostring(after["patchattest_index_documents"]))
-	check(after["patchattest_index_size_bytes"] > 0 and
+	local size = sh("stat -c %s '" .. DATA .. "/../index/data.mdb'")
+	check(after["patchattest_index_size_bytes"] == tonumber(size),
+	    "index_size_bytes %s, the data file %s bytes",
+	    tostring(after["patchattest_index_size_bytes"]), tostring(size))
+	check(after["patchattest_index_age_seconds"] ~= nil and
 	    after["patchattest_index_age_seconds"] >= 0,
-	    "the index's size and age are not served")
+	    "the index's age is not served")
 	check(after["patchattest_state_journal_depth"] ~= nil,
 	    "the journal depth is not served")
 	if PATATT then
@@ -142,4 +237,8 @@ run(function()
 	status = fetch("/metrics", "DELETE")
 	check(status == "405", "DELETE /metrics: %s, not 405", show(status))
 	moved(after, scrape(), {}, "after the bad requests")
+
+	hold_connections(conn)
+	reload_elsewhere()
+	mt.disconnect(conn)
 end)
