@@ -14,6 +14,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,7 +26,8 @@
 #define NVERDICTS	(VERDICT_TEMPERROR + 1)
 #define NSCHEMES	(SCHEME_PATATT + 1)
 #define KEYRING_DEPTH	6	/* ALGO/DOMAIN/USER/SELECTOR and a spare */
-#define KEYRING_FILES	200000	/* files counted at most, per scrape */
+#define KEYRING_FILES	200000	/* files counted at most */
+#define KEYRING_EVERY	60	/* seconds a count of them serves */
 
 /* The a= of patatt signatures; anything else counts as the last. */
 static const char *const algorithms[] = {
@@ -224,17 +226,31 @@ key_files(int dirfd, int depth, size_t *n, time_t *newest)
 	closedir(dir);
 }
 
+/*
+ * render_keyring - the keyring folders' files, counted again once
+ * KEYRING_EVERY seconds have passed: a keyring of ten thousand files
+ * takes a good part of a second to walk
+ */
 static void
 render_keyring(struct sbuf *out, const struct pa_config *cf, time_t now)
 {
-	time_t newest = 0;
-	size_t i, n = 0;
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static time_t counted_at, newest;
+	static size_t n;
+	size_t i;
 	int fd;
 
-	for (i = 0; i < cf->patatt_keyrings.n; i++)
-		if ((fd = open(cf->patatt_keyrings.v[i], O_RDONLY |
-		    O_DIRECTORY | O_CLOEXEC)) != -1)
-			key_files(fd, KEYRING_DEPTH, &n, &newest);
+	pthread_mutex_lock(&lock);
+	if (counted_at == 0 || now - counted_at >= KEYRING_EVERY ||
+	    now < counted_at) {
+		n = 0;
+		newest = 0;
+		for (i = 0; i < cf->patatt_keyrings.n; i++)
+			if ((fd = open(cf->patatt_keyrings.v[i], O_RDONLY |
+			    O_DIRECTORY | O_CLOEXEC)) != -1)
+				key_files(fd, KEYRING_DEPTH, &n, &newest);
+		counted_at = now;
+	}
 	head(out, "keyring_keys", "gauge", "Key files in the PatattKeyring "
 	    "folders.");
 	sbuf_addf(out, "patchattest_keyring_keys %zu\n", n);
@@ -243,6 +259,7 @@ render_keyring(struct sbuf *out, const struct pa_config *cf, time_t now)
 	if (newest != 0)
 		sbuf_addf(out, "patchattest_keyring_age_seconds %lld\n",
 		    (long long)(now - newest));
+	pthread_mutex_unlock(&lock);
 }
 
 static void
