@@ -8,53 +8,24 @@
 -- Any other path is 404, any other method 405.
 --   METRICS  the endpoint's URL (http://127.0.0.1:PORT)
 --   SCRAPE   where the last scrape is left, for promtool and the
---            dashboard's check
+--            dashboard's check (and the files of curl and the clients)
 --   PATATT   set when the milter has the patatt keyring
 dofile(HARNESS)
 
--- fetch(path, method): the HTTP status and the body, by curl
-local function fetch(path, method)
-	local out = SCRAPE .. ".body"
-	local p = io.popen(string.format("curl -sS --max-time 10 -X %s " ..
-	    "-o '%s' -w '%%{http_code}' '%s%s' 2>&1", method, out, METRICS,
-	    path))
-	local status = p:read("a")
-	p:close()
-	local f = io.open(out, "rb")
-	local body = f and f:read("a") or ""
-	if f then
-		f:close()
-	end
-	return status, body
-end
-
--- samples(body): every sample of a scrape as {["name{labels}"] = value}
-local function samples(body)
-	local out = {}
-	for line in body:gmatch("[^\n]+") do
-		if line:sub(1, 1) ~= "#" then
-			local series, value = line:match("^(%S+) (%S+)$")
-			check(series ~= nil, "not a sample line: %s", show(line))
-			out[series] = tonumber(value)
-		end
-	end
-	return out
-end
-
 -- scrape(): GET /metrics, kept in SCRAPE, as samples()
 local function scrape()
-	local status, body = fetch("/metrics", "GET")
+	local status, body = metrics_get("/metrics", "GET")
 	check(status == "200", "GET /metrics: %s", show(status))
 	local f = assert(io.open(SCRAPE, "wb"))
 	f:write(body)
 	f:close()
-	return samples(body)
+	return metrics_samples(body)
 end
 
 -- scrape_quietly(): samples(), or nil when GET /metrics is not served
 local function scrape_quietly()
-	local status, body = fetch("/metrics", "GET")
-	return status == "200" and samples(body) or nil
+	local status, body = metrics_get("/metrics", "GET")
+	return status == "200" and metrics_samples(body) or nil
 end
 
 local function messages(result, scheme)
@@ -228,13 +199,13 @@ run(function()
 		    "no key file counted in the patatt keyring")
 	end
 
-	local status = fetch("/", "GET")
+	local status = metrics_get("/", "GET")
 	check(status == "404", "GET /: %s, not 404", show(status))
-	status = fetch("/metricsx", "GET")
+	status = metrics_get("/metricsx", "GET")
 	check(status == "404", "GET /metricsx: %s, not 404", show(status))
-	status = fetch("/metrics", "POST")
+	status = metrics_get("/metrics", "POST")
 	check(status == "405", "POST /metrics: %s, not 405", show(status))
-	status = fetch("/metrics", "DELETE")
+	status = metrics_get("/metrics", "DELETE")
 	check(status == "405", "DELETE /metrics: %s, not 405", show(status))
 	moved(after, scrape(), {}, "after the bad requests")
 
