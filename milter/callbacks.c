@@ -35,6 +35,7 @@ struct conn {
 	int			 in_message;	/* between MAIL and its end */
 	size_t			 body_bytes;	/* as the MTA sent them */
 	int			 oversize;	/* not read on: too big */
+	struct timespec		 decide_start;	/* for the latency metric */
 	const char		*fault;		/* why it cannot be judged */
 	int			 lasting;	/* ... and never will be */
 	int			 unsafe;	/* ... nor be cleaned */
@@ -358,6 +359,7 @@ conclude(SMFICTX *ctx, struct conn *c, const struct decision *d)
 
 	policy_apply(cf, d, time(NULL), &o);
 	metrics_decided(d, &o);
+	metrics_latency(&c->decide_start);
 	log_decision(ctx, c, d, &o);
 	if (d->tofu_key[0] != '\0')
 		log_pinned(ctx, d);
@@ -420,23 +422,6 @@ log_record(SMFICTX *ctx, const struct conn *c, unsigned earlier,
 	sbuf_release(&msgid);
 }
 
-/* decide_timed - state_decide(), its time counted for the metrics */
-static int
-decide_timed(struct conn *c, struct decision *d, unsigned *earlier,
-    struct pa_err *unrecorded)
-{
-	struct timespec start, end;
-	int rc;
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	rc = state_decide(c->msg, time(NULL), c->envfrom, d, earlier,
-	    unrecorded);
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	if (rc != PA_ENOPATCH)
-		metrics_latency(&start, &end);
-	return rc;
-}
-
 static sfsistat
 cb_eom(SMFICTX *ctx)
 {
@@ -461,6 +446,7 @@ cb_eom(SMFICTX *ctx)
 	/* Replaced or cut short by something else: a new handle first. */
 	if (state_index_stale())
 		worker_reopen_index();
+	clock_gettime(CLOCK_MONOTONIC, &c->decide_start);
 	if (c->fault != NULL) {
 		decision_fault(&d, c->lasting, c->fault);
 		d.unsafe = c->unsafe;
@@ -468,8 +454,8 @@ cb_eom(SMFICTX *ctx)
 		snprintf(why, sizeof(why), "over MaximumBodySize (%ld "
 		    "bytes): not checked", c->gen->cf.max_body);
 		decision_fault(&d, 1, why);
-	} else if (decide_timed(c, &d, &earlier, &unrecorded) ==
-	    PA_ENOPATCH) {
+	} else if (state_decide(c->msg, time(NULL), c->envfrom, &d, &earlier,
+	    &unrecorded) == PA_ENOPATCH) {
 		rc = not_a_patch(ctx, c);
 		message_end(c);
 		return rc;

@@ -151,8 +151,8 @@ int	safedir_check(const char *dir, uid_t owner, int *shared,
 struct policy_outcome;
 void	metrics_decided(const struct decision *, const struct policy_outcome *);
 void	metrics_forged(size_t n);
-void	metrics_latency(const struct timespec *start,
-	    const struct timespec *end);
+/* metrics_latency - one decision, begun at start (CLOCK_MONOTONIC) */
+void	metrics_latency(const struct timespec *start);
 int	metrics_render(struct sbuf *out);
 
 /*
