@@ -51,6 +51,7 @@ struct conn {
 	int			 in_message;	/* between MAIL and its end */
 	size_t			 body_bytes;	/* as the MTA sent them */
 	int			 oversize;	/* not read on: too big */
+	struct timespec		 decide_start;	/* for the latency metric */
 	const char		*fault;		/* why it cannot be judged */
 	int			 lasting;	/* ... and never will be */
 	int			 unsafe;	/* ... nor be cleaned */
@@ -397,6 +398,8 @@ conclude(SMFICTX *ctx, struct conn *c, const struct decision *d)
 	int rc;
 
 	policy_apply(cf, d, time(NULL), &o);
+	metrics_decided(d, &o);
+	metrics_latency(&c->decide_start);
 	log_decision(ctx, c, d, &o);
 	if (d->tofu_key[0] != '\0')
 		log_pinned(ctx, d);
@@ -474,6 +477,7 @@ cb_eom(SMFICTX *ctx)
 	if (c == NULL || c->gen == NULL)
 		return SMFIS_CONTINUE;
 	if (c->strip.ndoomed > 0) {
+		metrics_forged(c->strip.ndoomed);
 		mlog(LOG_LEVEL_INFO, "%s: %zu header field(s) only we may "
 		    "write removed", queue_id(ctx), c->strip.ndoomed);
 		if (hdrstrip_each(&c->strip, delete, ctx) != 0)
@@ -484,6 +488,7 @@ cb_eom(SMFICTX *ctx)
 	/* Replaced or cut short by something else: a new handle first. */
 	if (state_index_stale())
 		worker_reopen_index();
+	clock_gettime(CLOCK_MONOTONIC, &c->decide_start);
 	if (c->fault != NULL) {
 		decision_fault(&d, c->lasting, c->fault);
 		d.unsafe = c->unsafe;

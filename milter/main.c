@@ -469,6 +469,10 @@ main(int argc, char **argv)
 	raise_files(&cf);
 	if (open_socket(&cf, &ra) != 0)
 		goto out;
+	if (metrics_bind(&cf, &err) != 0) {
+		mlog(LOG_LEVEL_ERROR, "%s", err.msg);
+		goto out;
+	}
 	if (!o.foreground && daemonize() != 0) {
 		mlog(LOG_LEVEL_ERROR, "cannot run in the background: %s",
 		    strerror(errno));
@@ -493,11 +497,19 @@ main(int argc, char **argv)
 		state_shutdown();
 		goto out;
 	}
+	if (metrics_start(&err) != 0) {
+		mlog(LOG_LEVEL_ERROR, "%s", err.msg);
+		worker_stop();
+		state_shutdown();
+		goto out;
+	}
 	rc = serve(&o) == 0 ? 0 : 1;
+	metrics_stop();
 	worker_stop();
 	state_shutdown();
 	mlog(LOG_LEVEL_INFO, "stopped");
 out:
+	metrics_stop();
 	pidfile_remove();
 	config_release(&cf);
 	return rc;

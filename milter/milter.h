@@ -12,6 +12,7 @@
 #ifndef PA_MILTER_H
 #define PA_MILTER_H
 
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include <stdatomic.h>
@@ -75,6 +76,21 @@ struct attindex		*state_index(void);
 /* state_index_stale - the index was replaced or damaged: reopen it */
 int			 state_index_stale(void);
 extern atomic_long	 state_in_flight;	/* messages being received */
+/*
+ * state_gauges - what the metrics say of the index and the ledger now
+ * (the index by its data file: the worker may be writing to it, and a
+ * write transaction belongs to its thread)
+ */
+struct state_gauges {
+	int		 index_known;	/* its data file could be looked at */
+	time_t		 index_changed;
+	long long	 index_bytes;
+	size_t		 journal_depth;	/* arrival records not yet written */
+	unsigned long long ledger_faults;	/* StateFile's ledger, and */
+	unsigned long long pins_faults;	/* PatattTOFUPins' pins, not
+					   opened (start-up, reloads) */
+};
+void			 state_gauges(struct state_gauges *);
 
 /* worker.c: the background thread */
 int	worker_start(const char *config_path, const char *socket,
@@ -128,6 +144,33 @@ void	pidfile_remove(void);
  */
 int	safedir_check(const char *dir, uid_t owner, int *shared,
 	    struct pa_err *);
+
+/*
+ * metrics.c: the counters, bumped without a lock from any thread, and
+ * metrics_render() - all of them in the Prometheus text format (0.0.4)
+ * into out: 0, or PA_ETOOBIG when out's cap is too small
+ */
+struct policy_outcome;
+void	metrics_decided(const struct decision *, const struct policy_outcome *);
+void	metrics_forged(size_t n);
+/* metrics_latency - one decision, begun at start (CLOCK_MONOTONIC) */
+void	metrics_latency(const struct timespec *start);
+int	metrics_render(struct sbuf *out);
+
+/*
+ * metrics-http.c: metrics_address - MetricsListen's "ADDRESS:PORT"
+ * (numeric; IPv6 in brackets) into ss, refused unless a loopback address
+ * when remote is 0: 0 or PA_ERROR, why in err.  metrics_bind - listen
+ * there, if MetricsListen is set (before privileges are dropped);
+ * metrics_start - serve it from libmicrohttpd's thread (after);
+ * metrics_stop - at the end.
+ */
+struct sockaddr_storage;
+int	metrics_address(const char *spec, int remote,
+	    struct sockaddr_storage *ss, socklen_t *len, struct pa_err *);
+int	metrics_bind(const struct pa_config *, struct pa_err *);
+int	metrics_start(struct pa_err *);
+void	metrics_stop(void);
 
 /* callbacks.c */
 extern struct smfiDesc	 milter_desc;

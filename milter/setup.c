@@ -189,6 +189,22 @@ check_socket(const struct origin *o, const char *spec)
 	    "inet6:PORT@HOST");
 }
 
+/* check_metrics - MetricsListen: an address it may listen on */
+static void
+check_metrics(const struct origin *o)
+{
+	struct setting set = setting(o, "MetricsListen",
+	    o->cf->metrics_listen);
+	struct sockaddr_storage ss;
+	struct pa_err err;
+	socklen_t len;
+
+	if (o->cf->metrics_listen != NULL &&
+	    metrics_address(o->cf->metrics_listen, o->cf->metrics_remote ==
+	    CONFIG_YES, &ss, &len, &err) != 0)
+		problem(o, &set, "%s", err.msg);
+}
+
 /* lookup_user - ra from "user[:group]" */
 static void
 lookup_user(const struct origin *o, const char *spec, struct runas *ra)
@@ -354,6 +370,7 @@ setup_load(const char *file, const char *socket_arg, struct pa_config *cf,
 		    "name the user it runs as once its socket is open "
 		    "(UserID patchattest), or say UserID root");
 	check_socket(&o, cf->socket);
+	check_metrics(&o);
 	check_paths(&o);
 	return problems->len > 0 ? -1 : 0;
 }

@@ -60,6 +60,8 @@ static struct stat		 index_seen;	/* data file at the last open */
 static int			 index_seen_err;	/* its stat()'s errno */
 static struct decider		**pool;		/* of current */
 static size_t			 pool_len, pool_cap;
+static atomic_ullong		 ledger_faults;	/* ledger_open() failures */
+static atomic_ullong		 pins_faults;	/* pins_open() failures */
 
 static int
 same(const char *a, const char *b)
@@ -261,10 +263,11 @@ open_pins(void)
 	pins_handle = NULL;
 	if (cf->patatt_tofu != CONFIG_YES)
 		return;
-	if (pins_open(&pins_handle, cf->patatt_tofu_pins, 1, 1, &err) != 0)
-		mlog(LOG_LEVEL_ERROR, "%s: signatures that need a key trusted "
-		    "on first use are marked temperror until it is fixed",
-		    err.msg);
+	if (pins_open(&pins_handle, cf->patatt_tofu_pins, 1, 1, &err) == 0)
+		return;
+	atomic_fetch_add(&pins_faults, 1);
+	mlog(LOG_LEVEL_ERROR, "%s: signatures that need a key trusted "
+	    "on first use are marked temperror until it is fixed", err.msg);
 }
 
 /*
@@ -289,6 +292,7 @@ open_ledger(void)
 		return;
 	ledger_handle = NULL;
 	snprintf(ledger_why, sizeof(ledger_why), "%s", err.msg);
+	atomic_fetch_add(&ledger_faults, 1);
 	mlog(LOG_LEVEL_ERROR, "%s: judged mail is not recorded, and is "
 	    "handled as OnError says, until it is fixed", err.msg);
 }
@@ -515,6 +519,25 @@ state_index_stale(void)
 	return stale;
 }
 
+void
+state_gauges(struct state_gauges *sg)
+{
+	struct stat st;
+
+	memset(sg, 0, sizeof(*sg));
+	sg->ledger_faults = atomic_load(&ledger_faults);
+	sg->pins_faults = atomic_load(&pins_faults);
+	pthread_rwlock_rdlock(&index_lock);
+	if (index_stat(current->cf.index_path, &st) == 0) {
+		sg->index_known = 1;
+		sg->index_changed = st.st_mtime;
+		sg->index_bytes = (long long)st.st_size;
+	}
+	if (ledger_handle != NULL)
+		sg->journal_depth = ledger_pending(ledger_handle);
+	pthread_rwlock_unlock(&index_lock);
+}
+
 struct attindex *
 state_index(void)
 {
@@ -568,6 +591,11 @@ restart_keys(const struct pa_config *was, const struct pa_config *now)
 	    !same(was->pid_file, now->pid_file))
 		mlog(LOG_LEVEL_WARNING, "reload: UserID, UMask or PidFile "
 		    "changed; they take effect at the next start");
+	if (!same(was->metrics_listen, now->metrics_listen) ||
+	    was->metrics_remote != now->metrics_remote)
+		mlog(LOG_LEVEL_WARNING, "reload: MetricsListen or "
+		    "MetricsRemote changed; they take effect at the next start "
+		    "(the endpoint is bound before privileges are dropped)");
 }
 
 int

@@ -353,7 +353,7 @@ scenario() {
 	else
 		set -- -D HARNESS="$scenarios/harness.lua" \
 		    -D SOCK="unix:$d/rec.sock" -D RECORD="$d/rec.log" \
-		    -D DATA="$d/data"
+		    -D DATA="$d/data" -D MILTER_PID="$mpid"
 	fi
 	for v in $defines; do
 		set -- "$@" -D "$v"
@@ -545,6 +545,91 @@ if [ -n "$have_patatt" ]; then
 		ok 0 "patatt-only: nothing is temperror"
 	fi
 fi
+# --- the Prometheus endpoint ----------------------------------------------
+# t-metrics.lua scrapes it around real mail; promtool checks what it
+# served, and every metric the Grafana dashboard queries must be one of
+# those; an address other than loopback is refused unless MetricsRemote
+# says yes.
+# free_port: a TCP port of 127.0.0.1 that no one listens on now, or ""
+# without curl to scrape it (milters stopping may still hold theirs)
+free_port() {
+	command -v curl >/dev/null 2>&1 &&
+	    "${PYTHON3:-python3}" -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])' 2>/dev/null
+}
+metrics_port=$(free_port)
+if [ -z "$metrics_port" ]; then
+	skip "metrics" "curl or python3 is not installed"
+else
+	defines="METRICS=http://127.0.0.1:$metrics_port SCRAPE=$T/scrape.txt"
+	patatt_line="# no patatt"
+	if [ -n "$have_patatt" ]; then
+		defines="$defines PATATT=1"
+		patatt_line="PatattKeyring $T/patatt/keyring"
+	fi
+	scenario metrics t-metrics.lua main "AttestationWait 60" \
+	    "MetricsListen 127.0.0.1:$metrics_port" "$patatt_line"
+	if ! command -v promtool >/dev/null 2>&1; then
+		skip "metrics: promtool check metrics" \
+		    "promtool is not installed (Debian: prometheus)"
+	else
+		promtool check metrics <"$T/scrape.txt" >"$T/promtool.out" 2>&1
+		st=$?
+		ok $st "metrics: promtool check metrics accepts the scrape"
+		[ $st -eq 0 ] || diag "$T/promtool.out"
+	fi
+	"${PYTHON3:-python3}" - "$srcdir/contrib/grafana/patchattest.json" \
+	    "$T/scrape.txt" >"$T/dashboard.out" 2>&1 <<'PY'
+import json, re, sys
+served = set()
+for line in open(sys.argv[2]):
+    m = re.match(r"# TYPE (\S+) (\S+)", line) or re.match(r"([^#{ ]+)", line)
+    if m:
+        served.add(m.group(1))
+        if line.startswith("# TYPE") and m.group(2) == "histogram":
+            served.update(m.group(1) + s for s in ("_bucket", "_sum", "_count"))
+exprs = []
+def walk(node):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "expr" and isinstance(v, str):
+                exprs.append(v)
+            walk(v)
+    elif isinstance(node, list):
+        for v in node:
+            walk(v)
+walk(json.load(open(sys.argv[1])))
+named = {n for e in exprs for n in re.findall(r"patchattest_\w+", e)}
+missing = sorted(named - served)
+for n in missing:
+    print("not served:", n)
+print(len(exprs), "queries name", len(named), "metrics")
+sys.exit(1 if missing or not exprs else 0)
+PY
+	st=$?
+	ok $st "metrics: every metric of the Grafana dashboard is served"
+	[ $st -eq 0 ] || diag "$T/dashboard.out"
+	# 192.0.2.1 is no address of this host: -n judges the key alone
+	for remote in no yes; do
+		sed '/^MetricsListen/d' "$T/run/metrics/milter.conf" \
+		    >"$T/remote-$remote.conf"
+		printf 'MetricsListen 192.0.2.1:%s\nMetricsRemote %s\n' \
+		    "$metrics_port" "$remote" >>"$T/remote-$remote.conf"
+		"$MILTER" -n -c "$T/remote-$remote.conf" \
+		    >"$T/remote-$remote.out" 2>&1
+		echo "status $?" >>"$T/remote-$remote.out"
+	done
+	grep -q 'MetricsListen 192.0.2.1:.*not a loopback address' \
+	    "$T/remote-no.out" && grep -q 'status 1' "$T/remote-no.out" &&
+	    grep -q 'status 0' "$T/remote-yes.out"
+	st=$?
+	ok $st "metrics: an address other than loopback is refused unless \
+MetricsRemote is yes"
+	[ $st -eq 0 ] || diag "$T/remote-no.out"
+	[ $st -eq 0 ] || diag "$T/remote-yes.out"
+fi
 if [ -n "$have_habit" ]; then
 	scenario habit t-habit.lua empty "PatattKeyring $T/patatt/keyring" \
 	    "AuthservID mx.test.example"
@@ -621,11 +706,18 @@ else
 	skip "habit (t-habit.lua)" "patatt or git is not installed"
 fi
 # the state file written over with garbage under the milter
+# (and, when it can be scraped, the metrics count the faults)
 for e in accept tempfail; do
 	defines="STATEFILE=$T/run/ledger-$e/state.mdb ONERROR=$e
 	    PIDFILE=$T/run/ledger-$e/milter.pid"
+	port=$(free_port)
+	metrics_line="# no metrics"
+	if [ -n "$port" ]; then
+		defines="$defines METRICS=http://127.0.0.1:$port"
+		metrics_line="MetricsListen 127.0.0.1:$port"
+	fi
 	scenario ledger-$e t-ledger-fault.lua main "OnError $e" \
-	    "PidFile $T/run/ledger-$e/milter.pid"
+	    "PidFile $T/run/ledger-$e/milter.pid" "$metrics_line"
 	grep -q ': the arrival record was not written (OnError): ' \
 	    "$T/run/ledger-$e/milter.log"
 	ok $? "ledger-$e: the log says the record was not written"

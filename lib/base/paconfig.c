@@ -108,6 +108,12 @@ const struct config_key config_keys[] = {
 	    OFF(max_connections),
 	    "Connections judged at once; one more is handled as a fault "
 	    "(OnError)." },
+	{ "MetricsListen", CONFIG_TEXT, NULL, 0, 0, NULL, OFF(metrics_listen),
+	    "Where GET /metrics is served, e.g. 127.0.0.1:9108 or "
+	    "[::1]:9108; unset: off." },
+	{ "MetricsRemote", CONFIG_CHOICE, "no", 0, 0, yes_no,
+	    OFF(metrics_remote),
+	    "yes lets MetricsListen be an address other than loopback." },
 	{ "MaximumBodySize", CONFIG_INT, "16777216", 1024, 1073741824, NULL,
 	    OFF(max_body),
 	    "Bytes of a message the milter reads; larger mail passes, "

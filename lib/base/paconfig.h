@@ -125,6 +125,8 @@ struct pa_config {
 	enum log_level		 log_level;
 	long			 timeout;	/* seconds the MTA may be silent */
 	long			 max_connections;
+	char			*metrics_listen;	/* NULL: off */
+	enum yes_no		 metrics_remote;	/* any address */
 
 	/* The milter's work */
 	long			 max_body;	/* bytes */

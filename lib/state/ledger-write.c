@@ -181,6 +181,19 @@ ledger_record(struct ledger *l, const struct arrival *a, struct pa_err *err)
 	return PA_ERROR;
 }
 
+size_t
+ledger_pending(struct ledger *l)
+{
+	size_t n;
+
+	if (l->queue == NULL)
+		return 0;
+	pthread_mutex_lock(&l->lock);
+	n = l->count;
+	pthread_mutex_unlock(&l->lock);
+	return n;
+}
+
 int
 ledger_sync(struct ledger *l, struct pa_err *err)
 {

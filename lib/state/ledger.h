@@ -140,6 +140,8 @@ int	ledger_record(struct ledger *, const struct arrival *a,
 	    struct pa_err *);
 /* ledger_sync - wait until what was queued before the call is committed */
 int	ledger_sync(struct ledger *, struct pa_err *);
+/* ledger_pending - the records queued and not yet committed */
+size_t	ledger_pending(struct ledger *);
 
 /*
  * ledger_by_message_id - fn on each copy of message_id, in arrival order,

@@ -90,6 +90,7 @@ policy_apply(const struct pa_config *cf, const struct decision *d,
 	    d->mail_date != 0 && now >= d->mail_date &&
 	    now - d->mail_date < cf->attestation_wait * 60) {
 		o->action = ACTION_TEMPFAIL;
+		o->awaiting = 1;
 		o->rcode = "451";
 		o->xcode = "4.7.1";
 		snprintf(o->text, sizeof(o->text), "Patch attestation none: "

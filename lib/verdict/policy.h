@@ -19,6 +19,8 @@ struct policy_outcome {
 	const char	*rcode;		/* "550" or "451"; NULL: no reply */
 	const char	*xcode;		/* "5.7.1" or "4.7.1" */
 	char		 text[256];	/* the reply, or why it is quarantined */
+	int		 awaiting;	/* deferred: its document may be on
+					   its way (AttestationWait) */
 };
 
 /*

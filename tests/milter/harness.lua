@@ -16,6 +16,10 @@
 --            clock-*.eml (t-clock.lua); and NAME.hdr: what "patchattest
 --            check --header" says of NAME.eml under this scenario's
 --            configuration
+--   METRICS  the milter's Prometheus endpoint (http://127.0.0.1:PORT),
+--            when the scenario has one (metrics_get())
+--   MILTER_PID  the milter's process ID (DATA/../milter.conf is its
+--            configuration, DATA/../milter.log its log)
 --   (scenario-specific ones are named in each t-*.lua)
 --
 -- A failing error() or assert() ends miltertest with status 1 and no word,
@@ -485,4 +489,35 @@ function expect_authres(conn, res, id, result, reason, aid, what)
 	end
 	check(unfold(got[1].value) == want, "%s: %s is\n    %s\n  want\n    %s",
 	    what, AR, show(got[1].value), show(want))
+end
+
+-- metrics_get(path, method): the HTTP status and body of METRICS .. path,
+-- by curl (the body passes through a file beside DATA)
+function metrics_get(path, method)
+	local out = DATA .. "/../metrics.body"
+	local p = io.popen(string.format("curl -sS --max-time 10 -X %s " ..
+	    "-o '%s' -w '%%{http_code}' '%s%s' 2>&1", method, out, METRICS,
+	    path))
+	local status = p:read("a")
+	p:close()
+	local f = io.open(out, "rb")
+	local body = f and f:read("a") or ""
+	if f then
+		f:close()
+	end
+	return status, body
+end
+
+-- metrics_samples(body): each sample of a scrape as
+-- {["name{labels}"] = value}
+function metrics_samples(body)
+	local out = {}
+	for line in body:gmatch("[^\n]+") do
+		if line:sub(1, 1) ~= "#" then
+			local series, value = line:match("^(%S+) (%S+)$")
+			check(series ~= nil, "not a sample line: %s", show(line))
+			out[series] = tonumber(value)
+		end
+	end
+	return out
 end

@@ -5,7 +5,8 @@
 -- decides (ONERROR=tempfail: 451, the MTA keeps the mail and tries again;
 -- else accepted, its verdict kept and "not recorded" in the reason).
 -- Once the file is whole again and the milter reloads, patches are
--- recorded and pass as before.
+-- recorded and pass as before.  With METRICS, the endpoint counts the one
+-- reload that could not open the file and the mail not recorded.
 dofile(HARNESS)
 
 -- reload - SIGHUP, and wait for the milter to be done with it: patches
@@ -68,5 +69,18 @@ run(function()
 	check(os.execute(string.format("cp '%s.whole' '%s'", STATEFILE,
 	    STATEFILE)), "restore %s", STATEFILE)
 	reload(conn, passes, "restored")
+	if METRICS then
+		local status, body = metrics_get("/metrics", "GET")
+		check(status == "200", "GET /metrics: %s", show(status))
+		local m = metrics_samples(body)
+		local ledger = 'patchattest_state_errors_total{kind="ledger"}'
+		local unrecorded =
+		    'patchattest_state_errors_total{kind="unrecorded"}'
+		check(m[ledger] == 1, "%s is %s, not 1", ledger,
+		    tostring(m[ledger]))
+		check(m[unrecorded] ~= nil and m[unrecorded] >= 1,
+		    "%s is %s, not 1 or more", unrecorded,
+		    tostring(m[unrecorded]))
+	end
 	mt.disconnect(conn)
 end)

@@ -1,0 +1,215 @@
+-- SPDX-License-Identifier: BSD-2-Clause
+-- t-metrics.lua - the Prometheus endpoint counts the mail as it went: a
+-- pass with one forged field, a tampered patch, an unattested patch
+-- deferred under AttestationWait, mail that is no patch (not counted)
+-- and, with patatt (PATATT set), seed 002 signed, and signed then
+-- tampered.  Every series that moved moved by what the mail says, and no
+-- other; the decision latency histogram counts each decided message.
+-- Any other path is 404, any other method 405.
+--   METRICS  the endpoint's URL (http://127.0.0.1:PORT)
+--   SCRAPE   where the last scrape is left, for promtool and the
+--            dashboard's check (and the files of curl and the clients)
+--   PATATT   set when the milter has the patatt keyring
+dofile(HARNESS)
+
+-- scrape(): GET /metrics, kept in SCRAPE, as samples()
+local function scrape()
+	local status, body = metrics_get("/metrics", "GET")
+	check(status == "200", "GET /metrics: %s", show(status))
+	local f = assert(io.open(SCRAPE, "wb"))
+	f:write(body)
+	f:close()
+	return metrics_samples(body)
+end
+
+-- scrape_quietly(): samples(), or nil when GET /metrics is not served
+local function scrape_quietly()
+	local status, body = metrics_get("/metrics", "GET")
+	return status == "200" and metrics_samples(body) or nil
+end
+
+local function messages(result, scheme)
+	return string.format('patchattest_messages_total{result="%s",' ..
+	    'scheme="%s"}', result, scheme)
+end
+
+-- moved(before, after, want, what): each series of want moved by that
+-- much, every other counter (a _total or a _count) not at all
+local function moved(before, after, want, what)
+	for series, n in pairs(want) do
+		check(after[series] ~= nil, "%s: %s is not served", what,
+		    series)
+		check(after[series] - (before[series] or 0) == n,
+		    "%s: %s moved by %s, not %d", what, series,
+		    tostring(after[series] - (before[series] or 0)), n)
+	end
+	for series, v in pairs(after) do
+		local name = series:match("^[^{]+")
+		if want[series] == nil and (name:match("_total$") or
+		    name:match("_count$")) then
+			check(v == (before[series] or 0),
+			    "%s: %s moved (%s to %s)", what, series,
+			    tostring(before[series]), tostring(v))
+		end
+	end
+end
+
+-- sh(cmd): the first line cmd prints
+local function sh(cmd)
+	local p = io.popen(cmd)
+	local line = p:read("l")
+	p:close()
+	return line
+end
+
+-- wait_for(fn, what): poll fn every half second, 30 s at most
+local function wait_for(fn, what)
+	for _ = 1, 60 do
+		if fn() then
+			return
+		end
+		sh("sleep 0.5")
+	end
+	error(what .. ": not within 30 seconds", 0)
+end
+
+-- hold_connections(conn): clients that open 24 connections, send half a
+-- request on each and keep them: the mail of conn is still decided while
+-- they do, and once their connections have idled out a scrape is served
+local function hold_connections(conn)
+	local ready = SCRAPE .. ".held"
+	local port = METRICS:match(":(%d+)$")
+	local script = SCRAPE .. ".py"
+	local f = assert(io.open(script, "wb"))
+	f:write([[
+import socket, sys, time
+held = []
+for i in range(24):
+    try:
+        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+        s.send(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+        held.append(s)
+    except OSError:
+        pass
+open(sys.argv[2], "w").close()
+time.sleep(60)
+]])
+	f:close()
+	local pid = sh(string.format("${PYTHON3:-python3} '%s' %s '%s' " ..
+	    ">/dev/null 2>&1 & echo $!", script, port, ready))
+	check(pid ~= nil and pid:match("^%d+$"), "no client started")
+	local ok, err = pcall(function()
+		wait_for(function() return io.open(ready) ~= nil end,
+		    "the clients holding connections")
+		local before = scrape_quietly() or {}
+		expect_accepted(send(conn, mail("p1")),
+		    "seed 002 while the endpoint is held")
+		local after
+		wait_for(function()
+			after = scrape_quietly()
+			return after ~= nil
+		end, "a scrape once the held connections idled out")
+		check(after[messages("pass", "v0.1")] >=
+		    (before[messages("pass", "v0.1")] or 0) + 1,
+		    "the mail sent while the endpoint was held is not counted")
+	end)
+	sh("kill " .. pid)
+	check(ok, "%s", tostring(err))
+end
+
+-- reload_elsewhere(): a reload that moves MetricsListen says that it takes
+-- effect at the next start, and the endpoint stays where it was
+local function reload_elsewhere()
+	local dir = DATA .. "/.."
+	local conf = readfile(dir .. "/milter.conf")
+	local moved_conf = conf:gsub("MetricsListen 127%.0%.0%.1:",
+	    "MetricsListen 127.0.0.2:")
+	check(moved_conf ~= conf, "no MetricsListen line in milter.conf")
+	local f = assert(io.open(dir .. "/milter.conf", "wb"))
+	f:write(moved_conf)
+	f:close()
+	sh("kill -HUP " .. MILTER_PID)
+	wait_for(function()
+		return readfile(dir .. "/milter.log"):find("reload: " ..
+		    "MetricsListen or MetricsRemote changed; they take " ..
+		    "effect at the next start", 1, true) ~= nil
+	end, "the reload's word on MetricsListen")
+	check(scrape()[messages("pass", "v0.1")] ~= nil,
+	    "the endpoint is gone after the reload")
+end
+
+run(function()
+	-- once the milter listens, so does the endpoint (bound before)
+	local conn = connect()
+	local before = scrape()
+
+	local msg = add_header(mail("p1"), 2, "X-Patch-Attested",
+	    "pass; attid=2a02abe0-215cf3f1-2acb5798")
+	expect_accepted(send(conn, msg), "seed 002 with a forged field")
+	expect_accepted(send(conn, mail("fail-m")), "tampered patch")
+	msg = set_header(mail("none"), "Date",
+	    os.date("!%a, %d %b %Y %H:%M:%S +0000"))
+	expect_reply(send(conn, msg), "451 4.7.1", "unattested patch now")
+	expect_accepted(send(conn, mail("plain")), "no patch")
+	local want = {
+		[messages("pass", "v0.1")] = 1,
+		[messages("fail", "v0.1")] = 1,
+		[messages("none", "v0.1")] = 1,
+		['patchattest_actions_total{action="accept"}'] = 2,
+		['patchattest_actions_total{action="tempfail"}'] = 1,
+		["patchattest_awaiting_document_total"] = 1,
+		["patchattest_forged_fields_removed_total"] = 1,
+		["patchattest_decision_duration_seconds_count"] = 3,
+		['patchattest_decision_duration_seconds_bucket{le="+Inf"}'] = 3,
+	}
+	if PATATT then
+		expect_accepted(send(conn, mail("patatt")), "signed seed 002")
+		expect_accepted(send(conn, mail("patatt-fail")),
+		    "signed and tampered")
+		-- seed 002 is attested too: patatt's pass is the verdict;
+		-- its diff changed contradicts the document first
+		want[messages("pass", "patatt")] = 1
+		want[messages("fail", "v0.1")] = 2
+		want['patchattest_patatt_signatures_total{' ..
+		    'algorithm="ed25519-sha256",result="pass"}'] = 1
+		want['patchattest_patatt_signatures_total{' ..
+		    'algorithm="ed25519-sha256",result="fail"}'] = 1
+		want['patchattest_actions_total{action="accept"}'] = 4
+		want["patchattest_decision_duration_seconds_count"] = 5
+		want['patchattest_decision_duration_seconds_bucket{' ..
+		    'le="+Inf"}'] = 5
+	end
+	local after = scrape()
+	moved(before, after, want, "after the mail")
+
+	check(after["patchattest_decision_duration_seconds_sum"] >
+	    (before["patchattest_decision_duration_seconds_sum"] or 0),
+	    "the latency sum did not grow")
+	local size = sh("stat -c %s '" .. DATA .. "/../index/data.mdb'")
+	check(after["patchattest_index_size_bytes"] == tonumber(size),
+	    "index_size_bytes %s, the data file %s bytes",
+	    tostring(after["patchattest_index_size_bytes"]), tostring(size))
+	check(after["patchattest_index_age_seconds"] ~= nil and
+	    after["patchattest_index_age_seconds"] >= 0,
+	    "the index's age is not served")
+	check(after["patchattest_state_journal_depth"] ~= nil,
+	    "the journal depth is not served")
+	if PATATT then
+		check(after["patchattest_keyring_keys"] > 0,
+		    "no key file counted in the patatt keyring")
+	end
+
+	local status = metrics_get("/", "GET")
+	check(status == "404", "GET /: %s, not 404", show(status))
+	status = metrics_get("/metricsx", "GET")
+	check(status == "404", "GET /metricsx: %s, not 404", show(status))
+	status = metrics_get("/metrics", "POST")
+	check(status == "405", "POST /metrics: %s, not 405", show(status))
+	status = metrics_get("/metrics", "DELETE")
+	check(status == "405", "DELETE /metrics: %s, not 405", show(status))
+	moved(after, scrape(), {}, "after the bad requests")
+
+	hold_connections(conn)
+	reload_elsewhere()
+	mt.disconnect(conn)
+end)
