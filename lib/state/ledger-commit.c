@@ -26,7 +26,7 @@
 #define DAY		86400
 
 struct batch {
-	struct ledger	*l;
+	struct ledger_lmdb	*l;
 	MDB_txn		*txn;
 	uint64_t	 seq;	/* the next record's */
 	struct sbuf	 val;
@@ -43,7 +43,7 @@ static int	 seq_get(struct batch *);
 static int	 seq_put(struct batch *);
 
 int
-ledger_commit(struct ledger *l, size_t head, size_t n, time_t now,
+ledger_commit(struct ledger_lmdb *l, size_t head, size_t n, time_t now,
     struct pa_err *err)
 {
 	struct batch b = { .l = l };

@@ -29,10 +29,10 @@
 #define GATHER_MAX	(LEDGER_QUEUE_MAX / 4)
 
 static void	*writer(void *);
-static int	 write_batch(struct ledger *);
+static int	 write_batch(struct ledger_lmdb *);
 
 int
-ledger_writer_start(struct ledger *l, struct pa_err *err)
+ledger_writer_start(struct ledger_lmdb *l, struct pa_err *err)
 {
 	int rc;
 
@@ -55,7 +55,7 @@ ledger_writer_start(struct ledger *l, struct pa_err *err)
  * try when writes fail (what is still queued then is lost), and ends
  */
 void
-ledger_writer_stop(struct ledger *l)
+ledger_writer_stop(struct ledger_lmdb *l)
 {
 	if (l->writer_running) {
 		pthread_mutex_lock(&l->lock);
@@ -75,7 +75,7 @@ ledger_writer_stop(struct ledger *l)
  * or the store closes
  */
 static void
-gather(struct ledger *l)
+gather(struct ledger_lmdb *l)
 {
 	struct timespec until;
 
@@ -94,7 +94,7 @@ gather(struct ledger *l)
 static void *
 writer(void *arg)
 {
-	struct ledger *l = arg;
+	struct ledger_lmdb *l = arg;
 	struct timespec until;
 
 	pthread_mutex_lock(&l->lock);
@@ -124,7 +124,7 @@ writer(void *arg)
  * behind them): 0, or PA_ERROR with l->fault saying why
  */
 static int
-write_batch(struct ledger *l)
+write_batch(struct ledger_lmdb *l)
 {
 	struct pa_err err;
 	size_t head = l->head, n = l->count;
@@ -155,8 +155,10 @@ write_batch(struct ledger *l)
 }
 
 int
-ledger_record(struct ledger *l, const struct arrival *a, struct pa_err *err)
+lmdb_ledger_record(struct ledger *base, const struct arrival *a,
+    struct pa_err *err)
 {
+	struct ledger_lmdb *l = lmdb_ledger(base);
 	size_t waiting;
 
 	if (l->queue == NULL) {
@@ -182,8 +184,9 @@ ledger_record(struct ledger *l, const struct arrival *a, struct pa_err *err)
 }
 
 int
-ledger_sync(struct ledger *l, struct pa_err *err)
+lmdb_ledger_sync(struct ledger *base, struct pa_err *err)
 {
+	struct ledger_lmdb *l = lmdb_ledger(base);
 	uint64_t target, failures;
 	int rc = 0;
 

@@ -160,4 +160,10 @@ int	ledger_each(struct ledger *, time_t since, time_t until,
 int	ledger_habit(struct ledger *, const char *identity, struct habit *out,
 	    struct pa_err *);
 
+/*
+ * ledger_reads_local - 1 when a read costs no round trip to another host
+ * (the LMDB file), 0 when it does (a database server)
+ */
+int	ledger_reads_local(const struct ledger *);
+
 #endif
