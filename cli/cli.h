@@ -129,6 +129,7 @@ extern const struct cli_cmd cli_cmd_check;
 extern const struct cli_cmd cli_cmd_hash;
 extern const struct cli_cmd cli_cmd_index;
 extern const struct cli_cmd cli_cmd_tofu;
+extern const struct cli_cmd cli_cmd_db;
 
 int	cmd_arrived(int argc, char **argv);
 int	cmd_attest(int argc, char **argv);
@@ -136,6 +137,7 @@ int	cmd_check(int argc, char **argv);
 int	cmd_hash(int argc, char **argv);
 int	cmd_index(int argc, char **argv);
 int	cmd_tofu(int argc, char **argv);
+int	cmd_db(int argc, char **argv);
 
 /*
  * cli_hash - data parsed as one mail into m, its hashes into h

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "patchattest.h"
@@ -30,14 +31,27 @@ main(int argc, char **argv)
 	struct arrival a;
 	struct pa_err err;
 	struct sbuf sb;
+	struct pa_config cf;
 	int i, fd, rc = 0;
 
 	if (argc < 5) {
-		fprintf(stderr, "usage: arrival-record LEDGER WHEN RESULT "
+		fprintf(stderr, "usage: arrival-record LEDGER|-cCONF WHEN RESULT "
 		    "FILE...\n");
 		return 1;
 	}
-	if (ledger_open(&lg, argv[1], 1, 1, 0, &err) != 0 ||
+	/* -cFILE: the stores of that configuration (StateDatabase) */
+	if (strncmp(argv[1], "-c", 2) == 0) {
+		config_init(&cf);
+		sbuf_init(&sb, 4096);
+		if (config_load(&cf, argv[1] + 2, &sb) != 0) {
+			fprintf(stderr, "%s\n", sb.buf ? sb.buf : "config");
+			return 1;
+		}
+		sbuf_release(&sb);
+		rc = statedb_ledger_open(&lg, &cf, 1, NULL, &err);
+	} else
+		rc = ledger_open(&lg, argv[1], 1, 1, 0, &err);
+	if (rc != 0 ||
 	    mailmsg_new(&m, (size_t)64 << 20) != 0) {
 		fprintf(stderr, "%s\n", err.msg);
 		return 1;

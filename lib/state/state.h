@@ -10,5 +10,6 @@
 #include "ledger.h"
 #include "pins.h"
 #include "arrival.h"
+#include "statedb.h"
 
 #endif
