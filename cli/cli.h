@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "mail.h"
 #include "patchattest.h"
@@ -85,6 +86,15 @@ void	cli_usage(const struct cli_cmd *cmd, FILE *fp);
  */
 extern FILE	*cli_stderr;
 
+/*
+ * cli_utc - t as UTC into out: CLI_UTC_TIME "2020-02-25T05:03:20Z" or
+ * CLI_UTC_DAY "2020-02-25"; Unix seconds when it has no such form
+ */
+#define CLI_UTC_MAX	32
+#define CLI_UTC_TIME	0
+#define CLI_UTC_DAY	1
+void	cli_utc(char out[CLI_UTC_MAX], time_t t, int day);
+
 /* cli_warn - "patchattest: " fmt "\n" on standard error */
 void	cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -128,6 +138,7 @@ extern const struct cli_cmd cli_cmd_attest;
 extern const struct cli_cmd cli_cmd_check;
 extern const struct cli_cmd cli_cmd_hash;
 extern const struct cli_cmd cli_cmd_index;
+extern const struct cli_cmd cli_cmd_stats;
 extern const struct cli_cmd cli_cmd_tofu;
 extern const struct cli_cmd cli_cmd_db;
 
@@ -136,6 +147,7 @@ int	cmd_attest(int argc, char **argv);
 int	cmd_check(int argc, char **argv);
 int	cmd_hash(int argc, char **argv);
 int	cmd_index(int argc, char **argv);
+int	cmd_stats(int argc, char **argv);
 int	cmd_tofu(int argc, char **argv);
 int	cmd_db(int argc, char **argv);
 

@@ -113,16 +113,6 @@ collect(void *arg, const struct arrival *a)
 	return 0;
 }
 
-static void
-when(char out[32], time_t t)
-{
-	struct tm tm;
-
-	if (gmtime_r(&t, &tm) == NULL ||
-	    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		snprintf(out, 32, "%lld", (long long)t);
-}
-
 /* add_list - the lines of s as "a, b" ("-": none) or ["a", "b"] (JSON) */
 static void
 add_list(struct sbuf *line, const char *s)
@@ -166,9 +156,9 @@ found_json(struct sbuf *line, const struct match *mt, const char *by,
     const char *list)
 {
 	const struct arrival *old = &mt->best;
-	char t[32];
+	char t[CLI_UTC_MAX];
 
-	when(t, old->arrived);
+	cli_utc(t, old->arrived, CLI_UTC_TIME);
 	sbuf_addf(line, ", \"found_by\": \"%s\", \"arrived\": \"%s\", "
 	    "\"verdict\": ", by, t);
 	hdrfmt_quoted(line, old->result);
@@ -187,9 +177,9 @@ found_text(struct sbuf *line, const struct match *mt, const char *by,
     const char *list)
 {
 	const struct arrival *old = &mt->best;
-	char t[32];
+	char t[CLI_UTC_MAX];
 
-	when(t, old->arrived);
+	cli_utc(t, old->arrived, CLI_UTC_TIME);
 	sbuf_addstr(line, mt->o == ARRIVAL_SAME_TRAILERS ? "\tadded: " : "\t");
 	add_list(line, list);
 	sbuf_addf(line, "\tarrived %s, verdict %s, via %s, by %s", t,

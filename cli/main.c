@@ -28,6 +28,7 @@ static const struct cli_cmd *const cli_cmds[] = {
 	&cli_cmd_tofu,
 	&cli_cmd_db,
 	&cli_cmd_arrived,
+	&cli_cmd_stats,
 };
 
 #define NCMDS	(sizeof(cli_cmds) / sizeof(cli_cmds[0]))

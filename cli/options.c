@@ -133,3 +133,13 @@ cli_parse(const struct cli_cmd *cmd, int argc, char **argv)
 	}
 	return n;
 }
+
+void
+cli_utc(char out[CLI_UTC_MAX], time_t t, int day)
+{
+	struct tm tm;
+
+	if (gmtime_r(&t, &tm) == NULL || strftime(out, CLI_UTC_MAX,
+	    day ? "%Y-%m-%d" : "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(out, CLI_UTC_MAX, "%lld", (long long)t);
+}

@@ -4,9 +4,11 @@
  * LEDGER, the way the milter records them (arrival_from_mail), for
  * tests/t-arrived.sh (built for make check, not a test itself).
  *
- *	arrival-record LEDGER WHEN RESULT FILE...
+ *	arrival-record LEDGER WHEN RESULT[,ALGO,SELECTOR,OFFERED] FILE...
  *
- * WHEN is the arrival time (Unix seconds), RESULT the verdict written.
+ * WHEN is the arrival time (Unix seconds), RESULT the verdict written;
+ * with ALGO, SELECTOR and OFFERED it is patatt's verdict too, and those
+ * are the signature's (the columns patchattest stats reads).
  * Exit status 0, 1 on a fault (said on standard error).
  */
 #include "config.h"
@@ -20,6 +22,25 @@
 #include "patchattest.h"
 #include "mail.h"
 #include "state.h"
+
+/* verdict - RESULT[,ALGO,SELECTOR,OFFERED] into a */
+static void
+verdict(struct arrival *a, const char *arg)
+{
+	char buf[1024], *rest = buf;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	snprintf(a->result, sizeof(a->result), "%s", strsep(&rest, ","));
+	if (rest == NULL)
+		return;
+	snprintf(a->patatt, sizeof(a->patatt), "%s", a->result);
+	snprintf(a->algo, sizeof(a->algo), "%s", strsep(&rest, ","));
+	if (rest != NULL)
+		snprintf(a->selector, sizeof(a->selector), "%s",
+		    strsep(&rest, ","));
+	if (rest != NULL)
+		snprintf(a->offered, sizeof(a->offered), "%s", rest);
+}
 
 int
 main(int argc, char **argv)
@@ -35,8 +56,8 @@ main(int argc, char **argv)
 	int i, fd, rc = 0;
 
 	if (argc < 5) {
-		fprintf(stderr, "usage: arrival-record LEDGER|-cCONF WHEN RESULT "
-		    "FILE...\n");
+		fprintf(stderr, "usage: arrival-record LEDGER|-cCONF WHEN "
+		    "RESULT[,ALGO,SELECTOR,OFFERED] FILE...\n");
 		return 1;
 	}
 	/* -cFILE: the stores of that configuration (StateDatabase) */
@@ -69,7 +90,7 @@ main(int argc, char **argv)
 			rc = 1;
 		} else {
 			a.arrived = (time_t)strtoll(argv[2], NULL, 10);
-			snprintf(a.result, sizeof(a.result), "%s", argv[3]);
+			verdict(&a, argv[3]);
 			if ((rc = ledger_record(lg, &a, &err)) != 0)
 				fprintf(stderr, "%s\n", err.msg);
 		}

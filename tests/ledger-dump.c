@@ -26,11 +26,12 @@ dump(void *arg, const struct arrival *a)
 	    "list_id\t%s\nhas_patch\t%d\ni\t%s\nm\t%s\np\t%s\n"
 	    "m_core\t%s\npatch_id\t%s\n"
 	    "result\t%s\nv01\t%s\npatatt\t%s\nkey\t%s\nsigned_trusted\t%d\n"
-	    "dkim\t%s\n",
+	    "dkim\t%s\nalgo\t%s\nselector\t%s\noffered\t%s\n",
 	    a->message_id, a->copy, (long long)a->arrived, a->envelope_from,
 	    a->author, a->identity, a->subject, a->list_id, a->has_patch,
 	    a->i, a->m, a->p, a->m_core, a->patch_id, a->result, a->v01,
-	    a->patatt, a->key, a->signed_trusted, a->dkim);
+	    a->patatt, a->key, a->signed_trusted, a->dkim, a->algo,
+	    a->selector, a->offered);
 	/* one line each, after the fields of one line */
 	printf("trailers\n%s", a->trailers);
 	return 0;

@@ -93,6 +93,38 @@ expect "... copies numbered" 1 \
 expect "a second copy of a Message-ID" 2 \
     "$(pg_sql "SELECT max(copy) FROM arrival WHERE message_id = 's1@seed.example'")"
 
+# patchattest stats reads the database as it reads a StateFile: the same
+# records in both give the same report, the signature's algorithm,
+# selector and offered key included.
+nokey=nokey,ed25519-sha256,t1,AbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/abcd=
+"$RECORD" "-c$T/conf" 1583107200 "$nokey" s6 >>"$out" 2>&1
+expect "a nokey record, with its signature's columns" \
+    "ed25519-sha256 t1" \
+    "$(pg_sql "SELECT algo || ' ' || selector FROM arrival WHERE result = 'nokey'")"
+{
+	"$RECORD" "$T/file.mdb" 1582578780 none s0 s1 s2 &&
+	"$RECORD" "$T/file.mdb" 1582578800 pass s3 s4 &&
+	"$RECORD" "$T/file.mdb" 1582578900 pass s5 &&
+	"$RECORD" "$T/file.mdb" 1582579000 pass s1 &&
+	"$RECORD" "$T/file.mdb" 1583107200 "$nokey" s6
+} >>"$out" 2>&1
+setup $? "the same records in a StateFile" "$out"
+printf 'StateFile %s/file.mdb\n' "$T" >conf-file
+for how in text json; do
+	flag=; [ $how = json ] && flag=--json
+	"$PATCHATTEST" stats -c conf $flag >"stats-pg.$how" 2>>"$out"
+	expect "patchattest stats ($how) from the database" 0 $?
+	"$PATCHATTEST" stats -c conf-file $flag >"stats-file.$how" 2>>"$out"
+	sed -i "s|$T/file.mdb|StateDatabase|" "stats-file.$how"
+	cmp -s "stats-pg.$how" "stats-file.$how"
+	ok $? "... the same report as from the StateFile ($how)"
+done
+grep -q "^Arrival records in StateDatabase: 8," stats-pg.text
+ok $? "... eight records, the database named without its string"
+grep -q "^ *1 *2020-03-02T00:00:00Z .* AbCdEfGh" stats-pg.text
+ok $? "... the nokey signature with its key offered"
+sed 's/^/#   /' stats-pg.text
+
 # An unreachable database is said fast, without the password.
 printf 'StateFile %s/other.mdb\nStateDatabase host=%s/nowhere dbname=x user=pa password=%s\n' \
     "$T" "$T" "$PG_PASSWORD" >conf-away

@@ -540,3 +540,21 @@ patatt_check(struct patatt *pt, const struct mailmsg *m, time_t now,
 	return 0;
 }
 
+int
+patatt_key_file(char *out, size_t size, const char *algo,
+    const char *identity, const char *selector)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(algos) / sizeof(algos[0]); i++)
+		if (strncmp(algo, algos[i].prefix,
+		    strlen(algos[i].prefix)) == 0)
+			break;
+	if (i == sizeof(algos) / sizeof(algos[0]))
+		return PA_ENOTFOUND;
+	rc = patatt_key_path(out, size, algos[i].prefix, identity,
+	    selector[0] != '\0' ? selector : "default");
+	return rc == -1 && strchr(identity, '@') != NULL ? PA_ETOOBIG :
+	    rc != 0 ? PA_ENOTFOUND : 0;
+}

@@ -176,6 +176,16 @@ void		 patatt_keyring_stats(struct patatt_keyring *,
  */
 int		 patatt_identity_canon(char *out, size_t size,
 		    const char *identity);
+/*
+ * patatt_key_file - where a keyring folder keeps identity's key for the
+ * signature algorithm algo (a=, "ed25519-sha256") and selector (s=, ""
+ * for "default"): "ed25519/<domain>/<local>/<selector>", as patatt lays
+ * out its .keyring, into out.  0, or PA_ENOTFOUND (an unknown algorithm,
+ * an identity without "@", a part that is empty, "." or ".."), or
+ * PA_ETOOBIG (out is too small).
+ */
+int		 patatt_key_file(char *out, size_t size, const char *algo,
+		    const char *identity, const char *selector);
 /* patatt_keyring_relative - a key file's path inside its folder */
 const char	*patatt_keyring_relative(const struct patatt_keyring *,
 		    const char *path);

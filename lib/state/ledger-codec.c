@@ -56,6 +56,9 @@ static const struct field arrival_fields[] = {
 	A(20, F_STR, key),
 	A(21, F_FLAG, signed_trusted),
 	A(22, F_STR, dkim),
+	A(23, F_STR, algo),
+	A(24, F_STR, selector),
+	A(25, F_STR, offered),
 };
 #undef A
 

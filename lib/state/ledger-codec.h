@@ -8,9 +8,13 @@
  * bytes of SHA-256 over the value's key and every byte before it.  LMDB
  * keeps no checksums, so this tells a damaged value, or one moved under
  * another key, from a real one.  Unknown tags are read past (a later
- * version may add fields).  Decoding checks every length against the
- * field's cap in ledger.h and refuses a field given twice, a string with
- * a NUL byte or a flag other than 0 or 1.
+ * version may add fields), and a field that an older record lacks
+ * decodes empty: so fields are added under new tags without a new
+ * version (the signature's algo, selector and key came so, tags 23-25),
+ * which is kept for a change that older readers must refuse.  Decoding
+ * checks every length against the field's cap in ledger.h and refuses a
+ * field given twice, a string with a NUL byte or a flag other than 0 or
+ * 1.
  *
  * The encoders append to a caller's sbuf (cap LEDGER_VALUE_MAX or more)
  * and return 0 or its error; the decoders return 0, or PA_ERROR when the

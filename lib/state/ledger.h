@@ -40,6 +40,7 @@
 
 /* Each scheme's verdict as the header spells it ("pass", "none", ...). */
 #define ARRIVAL_VERDICT_MAX	24
+#define ARRIVAL_SELECTOR_MAX	64	/* patatt's s= */
 
 struct arrival {
 	char	 message_id[ARRIVAL_MSGID_MAX];
@@ -73,6 +74,14 @@ struct arrival {
 	char	 dkim[ARRIVAL_TEXT_MAX];	/* the author's domain that a
 						   trusted verifier's DKIM pass
 						   vouches for, or "" */
+	/* The patatt signature that gave patatt's verdict, so that a key
+	   missing (nokey) can be found and put where it belongs: a= (as
+	   "ed25519-sha256"), s=, and the key it names or the mail offers
+	   (X-Developer-Key); "" when there is none.  Records written before
+	   these fields have them "". */
+	char	 algo[ARRIVAL_VERDICT_MAX];
+	char	 selector[ARRIVAL_SELECTOR_MAX];
+	char	 offered[ARRIVAL_TEXT_MAX];
 };
 
 /*

@@ -16,7 +16,8 @@
 	"SELECT message_id, encode(message_id_sha256, 'hex'), copy, " \
 	"extract(epoch FROM arrived)::bigint, envelope_from, author, " \
 	"identity, subject, list_id, has_patch, i, m, p, m_core, patch_id, " \
-	"trailers, result, v01, patatt, key, signed_trusted, dkim " \
+	"trailers, result, v01, patatt, key, signed_trusted, dkim, algo, " \
+	"selector, offered " \
 	"FROM arrival "
 
 void
@@ -93,6 +94,9 @@ row(const PGresult *res, int i, struct arrival *a)
 	field(a->key, sizeof(a->key), res, i, 19);
 	a->signed_trusted = PQgetvalue(res, i, 20)[0] == 't';
 	field(a->dkim, sizeof(a->dkim), res, i, 21);
+	field(a->algo, sizeof(a->algo), res, i, 22);
+	field(a->selector, sizeof(a->selector), res, i, 23);
+	field(a->offered, sizeof(a->offered), res, i, 24);
 }
 
 /*

@@ -40,17 +40,18 @@ struct batch {
 	char			(*text)[ARRIVAL_TRAILERS_MAX * 3];
 };
 
-#define TEXT_FIELDS	18
+#define TEXT_FIELDS	21
+#define PARAMS		(4 + TEXT_FIELDS)
 
 static const char insert_sql[] =
 	"INSERT INTO arrival (record_id, message_id, message_id_sha256, copy,"
 	" arrived, envelope_from, author, identity, subject, list_id,"
 	" has_patch, i, m, p, m_core, patch_id, trailers, result, v01,"
-	" patatt, key, signed_trusted, dkim) "
+	" patatt, key, signed_trusted, dkim, algo, selector, offered) "
 	"SELECT $1, $2, decode($3, 'hex'), coalesce((SELECT max(copy) FROM "
 	"arrival WHERE message_id_sha256 = decode($3, 'hex')), 0) + 1, "
 	"to_timestamp($4), $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, "
-	"$16, $17, $18, $19, $20, $21, $22 "
+	"$16, $17, $18, $19, $20, $21, $22, $23, $24, $25 "
 	"ON CONFLICT (record_id) DO NOTHING RETURNING copy";
 
 /* exec - sql in b's transaction: 0, or PA_ERROR (b->err says why) */
@@ -147,7 +148,7 @@ texts(char (*buf)[ARRIVAL_TRAILERS_MAX * 3], const char **p,
 	const char *f[] = { a->envelope_from, a->author, a->identity,
 		a->subject, a->list_id, NULL, a->i, a->m, a->p, a->m_core,
 		a->patch_id, a->trailers, a->result, a->v01, a->patatt,
-		a->key, NULL, a->dkim };
+		a->key, NULL, a->dkim, a->algo, a->selector, a->offered };
 	size_t i;
 
 	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
@@ -165,7 +166,7 @@ put(struct batch *b, const struct journal_entry *e)
 {
 	char msgid[ARRIVAL_MSGID_MAX * 3], sha[65], when[24];
 	unsigned char hash[32];
-	const char *p[22];
+	const char *p[PARAMS];
 	PGresult *res;
 	int rc, added;
 
@@ -181,7 +182,7 @@ put(struct batch *b, const struct journal_entry *e)
 	p[2] = sha;
 	p[3] = when;
 	texts(b->text, p, &e->a);
-	if ((rc = exec(b, insert_sql, 22, p, &res)) != 0)
+	if ((rc = exec(b, insert_sql, PARAMS, p, &res)) != 0)
 		return rc;
 	added = PQntuples(res) == 1;
 	PQclear(res);

@@ -11,5 +11,6 @@
 #include "pins.h"
 #include "arrival.h"
 #include "statedb.h"
+#include "arrstats.h"
 
 #endif

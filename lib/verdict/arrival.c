@@ -36,9 +36,13 @@ verdicts(const struct decision *d, struct arrival *a)
 	snprintf(a->result, sizeof(a->result), "%s", verdict_name(d->result));
 	if (d->has_patch)
 		snprintf(a->v01, sizeof(a->v01), "%s", verdict_name(v01));
-	if (d->has_patatt)
+	if (d->has_patatt) {
 		snprintf(a->patatt, sizeof(a->patatt), "%s",
 		    verdict_name(d->patatt));
+		snprintf(a->algo, sizeof(a->algo), "%s", d->algo);
+		snprintf(a->selector, sizeof(a->selector), "%s", d->selector);
+		snprintf(a->offered, sizeof(a->offered), "%s", d->offered);
+	}
 	snprintf(a->key, sizeof(a->key), "%s", d->key);
 	snprintf(a->dkim, sizeof(a->dkim), "%s", d->dkim_domain);
 	a->signed_trusted = d->result == VERDICT_PASS && d->key[0] != '\0';

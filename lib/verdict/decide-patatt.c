@@ -129,6 +129,9 @@ judge_signature(const struct patatt_context *j, const struct patatt_sig *s,
 	c->signed_at = s->signed_at;
 	snprintf(c->signer, sizeof(c->signer), "%s", s->identity);
 	snprintf(c->identity, sizeof(c->identity), "%s", s->identity);
+	snprintf(c->selector, sizeof(c->selector), "%s", s->selector);
+	snprintf(c->offered, sizeof(c->offered), "%s", s->offered[0] ?
+	    s->offered : s->key);
 	switch (s->result) {
 	case PATATT_VALID:
 		if (s->keysrc[0] == '\0') {	/* the GnuPG home's key */
@@ -226,6 +229,8 @@ decision_combine(struct decision *d, const struct decision *pt)
 	d->has_patatt = 1;
 	memcpy(d->identity, pt->identity, sizeof(d->identity));
 	memcpy(d->algo, pt->algo, sizeof(d->algo));
+	memcpy(d->selector, pt->selector, sizeof(d->selector));
+	memcpy(d->offered, pt->offered, sizeof(d->offered));
 	memcpy(d->tofu_key, pt->tofu_key, sizeof(d->tofu_key));
 	/* A 2020 "none" says only that there is no document. */
 	if (v01.result == VERDICT_NONE || better(pt, &v01) ||

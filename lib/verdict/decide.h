@@ -85,6 +85,11 @@ struct decision {
 	enum verdict	 v01, patatt;
 	char		 algo[16];		/* patatt's a=, or "" */
 	char		 identity[256];		/* patatt's i=, or "" */
+	char		 selector[64];		/* patatt's s=, or "" */
+	char		 offered[256];		/* the key the signature names
+						   (OpenPGP fingerprint) or the
+						   mail offers (X-Developer-Key),
+						   or "" */
 	char		 tofu_key[256];		/* the key this message pinned
 						   for identity (PatattTOFU),
 						   or "" */
