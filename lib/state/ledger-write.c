@@ -4,9 +4,9 @@
  * writes it (ledger.h says what the callers see).
  *
  * ledger_record() copies the record into a ring of LEDGER_QUEUE_MAX and
- * wakes the writer, which lets a batch gather for GATHER_MS (or until
- * GATHER_MAX records, a ledger_sync() or the close), then commits it in
- * one transaction (ledger_commit(); the file is opened MDB_NOSYNC and
+ * wakes the writer, which lets a batch gather for LEDGER_GATHER_MS (or
+ * until GATHER_MAX records, a ledger_sync() or the close), then commits
+ * it in one transaction (ledger_commit(); the file is opened MDB_NOSYNC and
  * synced once per batch): a sync per message would compete with the
  * MTA's own for the disk.  Records leave the ring only once committed: a commit that
  * fails keeps them and is tried again RETRY_SECONDS later, so that a
@@ -25,7 +25,6 @@
 #include "ledger-int.h"
 
 #define RETRY_SECONDS	1
-#define GATHER_MS	100
 #define GATHER_MAX	(LEDGER_QUEUE_MAX / 4)
 
 static void	*writer(void *);
@@ -70,9 +69,9 @@ ledger_writer_stop(struct ledger_lmdb *l)
 }
 
 /*
- * gather - with l->lock held, wait while a batch gathers: GATHER_MS from
- * now, or until it has GATHER_MAX records, a ledger_sync() waits for it
- * or the store closes
+ * gather - with l->lock held, wait while a batch gathers: LEDGER_GATHER_MS
+ * from now, or until it has GATHER_MAX records, a ledger_sync() waits for
+ * it or the store closes
  */
 static void
 gather(struct ledger_lmdb *l)
@@ -80,7 +79,7 @@ gather(struct ledger_lmdb *l)
 	struct timespec until;
 
 	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += GATHER_MS * 1000000L;
+	until.tv_nsec += LEDGER_GATHER_MS * 1000000L;
 	if (until.tv_nsec >= 1000000000L) {
 		until.tv_sec++;
 		until.tv_nsec -= 1000000000L;

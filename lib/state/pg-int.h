@@ -87,10 +87,13 @@ struct journal_entry {
 
 int	journal_open(struct journal **out, const char *path, struct pa_err *);
 void	journal_close(struct journal *);
-/* journal_put - a appended (synced with the next batch): its seq */
+/* journal_put - a appended (on the disk at the next sync): its seq */
 int	journal_put(struct journal *, const struct arrival *a, uint64_t *seq,
 	    struct pa_err *);
-/* journal_take - the first max entries (at most) into e, *n of them */
+/* journal_sync - every entry put so far on the disk */
+int	journal_sync(struct journal *, struct pa_err *);
+/* journal_take - the first max entries (at most) into e, *n of them,
+   synced first */
 int	journal_take(struct journal *, struct journal_entry *e, size_t max,
 	    size_t *n, struct pa_err *);
 /* journal_remove - the n entries of e (sent) removed, the file synced */

@@ -6,10 +6,13 @@
  * the ledger's stored form (ledger-codec.h, sealed under its key).
  *
  * A put is a local write that waits on no disk (MDB_NOSYNC): the sender
- * syncs the file when it removes a batch, after the database committed
- * it.  A record therefore stays until the database has it, across an
- * outage or a restart, and a record sent twice (the process ended
- * between the commit and the removal) is stored once by its record id.
+ * syncs the file once per batch (journal_sync(), LEDGER_GATHER_MS after
+ * the batch's first put, the database there or not), and again when it
+ * removes a batch the database committed.  A record therefore stays
+ * until the database has it, across an outage, a restart or a power
+ * loss once its batch is synced, and a record sent twice (the process
+ * ended between the commit and the removal) is stored once by its
+ * record id.
  */
 #include "config.h"
 
@@ -196,6 +199,16 @@ journal_put(struct journal *j, const struct arrival *a, uint64_t *seq,
 }
 
 int
+journal_sync(struct journal *j, struct pa_err *err)
+{
+	int rc;
+
+	if ((rc = mdb_env_sync(j->env, 1)) != 0)
+		return jfail(j, err, "cannot sync", rc);
+	return 0;
+}
+
+int
 journal_take(struct journal *j, struct journal_entry *e, size_t max,
     size_t *n, struct pa_err *err)
 {
@@ -207,8 +220,9 @@ journal_take(struct journal *j, struct journal_entry *e, size_t max,
 	*n = 0;
 	/* what is sent is on the disk first: a record is never in the
 	   database and lost here, which a crash could otherwise do */
-	if ((rc = mdb_env_sync(j->env, 1)) != 0 ||
-	    (rc = mdb_txn_begin(j->env, NULL, MDB_RDONLY, &txn)) != 0)
+	if ((rc = journal_sync(j, err)) != 0)
+		return rc;
+	if ((rc = mdb_txn_begin(j->env, NULL, MDB_RDONLY, &txn)) != 0)
 		return jfail(j, err, "cannot read", rc);
 	if ((rc = mdb_cursor_open(txn, j->dbi, &cur)) != 0) {
 		mdb_txn_abort(txn);

@@ -3,14 +3,17 @@
  * pg-send.c - the thread that sends the journal's records to
  * StateDatabase (see pg-int.h).
  *
- * A batch (up to BATCH_MAX records, gathered for GATHER_MS) is one
+ * A batch (up to BATCH_MAX records, gathered for LEDGER_GATHER_MS) is one
  * transaction: each record inserted unless its record id is there
  * already, the habit of each one inserted updated (the habit's row
  * locked, so two nodes learning one identity at once take turns), records
  * older than the retention removed.  Only after the commit are the records
  * removed from the journal.  A batch that fails stays, and is tried
  * again after RETRY_SECONDS; the database's own backoff (pg-conn.c) keeps
- * the tries cheap while it is away.
+ * the tries cheap while it is away.  Meanwhile the records put are
+ * synced into the journal as they would be sent, LEDGER_GATHER_MS after
+ * a batch's first: an outage does not widen what a power loss can take
+ * (ledger.h).
  */
 #include "config.h"
 
@@ -26,7 +29,6 @@
 #include "pg-int.h"
 
 #define BATCH_MAX	256
-#define GATHER_MS	100
 #define RETRY_SECONDS	1
 #define PRUNE_MAX	256
 #define DAY		86400
@@ -238,23 +240,68 @@ send_batch(struct ledger_pg *l, const struct journal_entry *e, size_t n,
 	return rc;
 }
 
-/* wait_ms - with l->lock held, wait up to ms or until woken for cause */
+/* deadline - ms from now on the clock of the condition variables */
 static void
-wait_ms(struct ledger_pg *l, long ms, int gathering)
+deadline(struct timespec *until, long ms)
+{
+	clock_gettime(CLOCK_REALTIME, until);
+	until->tv_sec += ms / 1000;
+	until->tv_nsec += (ms % 1000) * 1000000L;
+	if (until->tv_nsec >= 1000000000L) {
+		until->tv_sec++;
+		until->tv_nsec -= 1000000000L;
+	}
+}
+
+/* gather - with l->lock held, let a batch gather for LEDGER_GATHER_MS */
+static void
+gather(struct ledger_pg *l)
 {
 	struct timespec until;
 
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += (ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	while (!l->stopping && (!gathering || l->hurry == 0) &&
+	deadline(&until, LEDGER_GATHER_MS);
+	while (!l->stopping && l->hurry == 0 &&
 	    pthread_cond_timedwait(&l->wake, &l->lock, &until) != ETIMEDOUT)
-		if (!gathering)
+		;
+}
+
+/*
+ * await_retry - with l->lock held, after a batch failed: RETRY_SECONDS,
+ * or less when a ledger_sync() comes or the store closes; each batch put
+ * meanwhile synced into the journal LEDGER_GATHER_MS after its first
+ */
+static void
+await_retry(struct ledger_pg *l)
+{
+	struct timespec until, now;
+	struct pa_err err;
+	uint64_t synced = 0;	/* some put after the take may not be */
+	unsigned hurry = l->hurry;
+	int rc;
+
+	deadline(&until, RETRY_SECONDS * 1000);
+	while (!l->stopping && l->hurry <= hurry &&
+	    clock_gettime(CLOCK_REALTIME, &now) == 0 &&
+	    (now.tv_sec < until.tv_sec || (now.tv_sec == until.tv_sec &&
+	    now.tv_nsec < until.tv_nsec))) {
+		if (l->put_seq == synced) {
+			if (pthread_cond_timedwait(&l->wake, &l->lock,
+			    &until) == ETIMEDOUT)
+				break;
+			continue;
+		}
+		gather(l);
+		synced = l->put_seq;	/* each put before it is committed */
+		pthread_mutex_unlock(&l->lock);
+		rc = journal_sync(l->journal, &err);
+		pthread_mutex_lock(&l->lock);
+		if (rc != 0) {
+			l->failures++;
+			l->fault = err;
+			pthread_cond_broadcast(&l->done);
 			break;
+		}
+	}
 }
 
 /* send_once - one batch from the journal (l->lock not held): n sent */
@@ -304,13 +351,13 @@ sender(void *arg)
 			break;
 		}
 		if (rc != 0)
-			wait_ms(l, RETRY_SECONDS * 1000, 0);
+			await_retry(l);
 		else if (n < BATCH_MAX) {
 			/* idle until a record comes, then let a batch gather */
 			while (!l->stopping && l->sent_seq >= l->put_seq &&
 			    l->hurry == 0)
 				pthread_cond_wait(&l->wake, &l->lock);
-			wait_ms(l, GATHER_MS, 1);
+			gather(l);
 		}
 		pthread_mutex_unlock(&l->lock);
 	}
