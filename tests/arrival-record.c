@@ -4,8 +4,11 @@
  * LEDGER, the way the milter records them (arrival_from_mail), for
  * tests/t-arrived.sh (built for make check, not a test itself).
  *
- *	arrival-record LEDGER WHEN RESULT[,ALGO,SELECTOR,OFFERED] FILE...
+ *	arrival-record [-sIDENTITY,KEY] LEDGER WHEN
+ *	    RESULT[,ALGO,SELECTOR,OFFERED] FILE...
  *
+ * -s: each mail from IDENTITY, signed by KEY, a trusted key (a signing
+ * habit learnt from it), or unsigned when KEY is empty.
  * WHEN is the arrival time (Unix seconds), RESULT the verdict written;
  * with ALGO, SELECTOR and OFFERED it is patatt's verdict too, and those
  * are the signature's (the columns patchattest stats reads).
@@ -42,6 +45,20 @@ verdict(struct arrival *a, const char *arg)
 		snprintf(a->offered, sizeof(a->offered), "%s", rest);
 }
 
+/* signed_by - IDENTITY,KEY into a, as a trusted signature's */
+static void
+signed_by(struct arrival *a, const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+
+	if (comma == NULL)
+		return;
+	snprintf(a->identity, sizeof(a->identity), "%.*s",
+	    (int)(comma - arg), arg);
+	snprintf(a->key, sizeof(a->key), "%s", comma + 1);
+	a->signed_trusted = comma[1] != '\0';
+}
+
 int
 main(int argc, char **argv)
 {
@@ -53,10 +70,17 @@ main(int argc, char **argv)
 	struct pa_err err;
 	struct sbuf sb;
 	struct pa_config cf;
+	const char *signer = NULL;
 	int i, fd, rc = 0;
 
+	if (argc > 1 && strncmp(argv[1], "-s", 2) == 0) {
+		signer = argv[1] + 2;
+		argc--;
+		argv++;
+	}
 	if (argc < 5) {
-		fprintf(stderr, "usage: arrival-record LEDGER|-cCONF WHEN "
+		fprintf(stderr, "usage: arrival-record [-sIDENTITY,KEY] "
+		    "LEDGER|-cCONF WHEN "
 		    "RESULT[,ALGO,SELECTOR,OFFERED] FILE...\n");
 		return 1;
 	}
@@ -91,6 +115,8 @@ main(int argc, char **argv)
 		} else {
 			a.arrived = (time_t)strtoll(argv[2], NULL, 10);
 			verdict(&a, argv[3]);
+			if (signer != NULL)
+				signed_by(&a, signer);
 			if ((rc = ledger_record(lg, &a, &err)) != 0)
 				fprintf(stderr, "%s\n", err.msg);
 		}
