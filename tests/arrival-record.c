@@ -85,8 +85,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	/* -cFILE: the stores of that configuration (StateDatabase) */
+	config_init(&cf);
 	if (strncmp(argv[1], "-c", 2) == 0) {
-		config_init(&cf);
 		sbuf_init(&sb, 4096);
 		if (config_load(&cf, argv[1] + 2, &sb) != 0) {
 			fprintf(stderr, "%s\n", sb.buf ? sb.buf : "config");
@@ -132,5 +132,6 @@ main(int argc, char **argv)
 	msghash_release(&h);
 	mailmsg_free(m);
 	ledger_close(lg);
+	config_release(&cf);
 	return rc != 0;
 }
