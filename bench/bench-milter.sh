@@ -9,9 +9,12 @@
 #    Postfix alone, with bench/nullmilter (does nothing, accepts all: the
 #    floor of any milter) and with patchattest-milter, the milters each on
 #    a unix and on an inet socket, ours without a StateFile; and ours on
-#    the unix socket recording each mail in a StateFile (ledger_unix);
-#    each rate also as a ratio to Postfix alone, and ours to the
-#    do-nothing milter's on the same socket;
+#    the unix socket recording each mail in a StateFile (ledger_unix),
+#    and, when PostgreSQL is installed, in a StateDatabase on this host
+#    (ledger_pg: a server started as tests/pg-lib.sh starts it, on a
+#    unix socket); each rate also as a ratio to Postfix alone, ours to
+#    the do-nothing milter's on the same socket, and ledger_pg's to
+#    ledger_unix's;
 #  - signed mail: with a corpus ($PATCHATTEST_CORPUS, or
 #    ABS_SRCDIR/../shared/corpus), its messages that carry patatt
 #    signatures (patatt-expected.tsv), BENCH_MILTER_COUNT of them in turn,
@@ -26,8 +29,8 @@
 #  - latency: BENCH_MILTER_LATENCY messages (default 300) one at a time,
 #    per message from MAIL FROM to the reply to the final dot, p50 and
 #    p99, Postfix alone and with patchattest-milter (also with the
-#    StateFile); the difference is the latency the milter adds, and the
-#    StateFile's over ours without one.
+#    StateFile, and the StateDatabase); the difference is the latency the
+#    milter adds, and the StateFile's over ours without one.
 # Each is done in BENCH_MILTER_ROUNDS rounds (default 3), the set-ups
 # taking turns; rates are the median round's (with the spread of the
 # rounds), latencies are taken over the messages of every round.
@@ -56,6 +59,7 @@ LATENCY=${BENCH_MILTER_LATENCY:-300}
 ROUNDS=${BENCH_MILTER_ROUNDS:-3}
 WARMUP=200
 . "$srcdir/tests/postfix-lib.sh"
+. "$srcdir/tests/pg-lib.sh"
 
 for p in "$PATCHATTEST" "$MILTER" "$NULLMILTER" "$builddir/bench/bench-index"
 do
@@ -78,6 +82,7 @@ chmod 755 "$T"		# Postfix's users reach the queue and the socket
 PIDS=			# the milters
 cleanup() {
 	pf_stop
+	pg_stop
 	[ -z "$PIDS" ] || milter_stop $PIDS
 	gpgconf --homedir "$T/gnupg" --kill all 2>/dev/null
 	rm -rf "$T"
@@ -140,6 +145,26 @@ start_milter null_inet inet "$NULLMILTER"
 start_milter ours_unix unix "$MILTER" -f -c "$T/milter.conf"
 start_milter ours_inet inet "$MILTER" -f -c "$T/milter.conf"
 start_milter ledger_unix unix "$MILTER" -f -c "$T/ledger.conf"
+# ours recording each mail in PostgreSQL (its journal in TMPDIR)
+have_pg=
+if pg_start; then
+	trap cleanup 0		# pg_start's own trap replaced: cleanup stops it
+	mkdir "$T/ledger-pg"
+	{ sed "s|^StateFile .*|StateFile $T/ledger-pg/state.mdb|" \
+	    "$T/ledger.conf"; echo "StateDatabase $PG_CONNINFO"; } \
+	    >"$T/ledger-pg.conf"
+	if "$PATCHATTEST" db init -c "$T/ledger-pg.conf" >"$T/db.out" 2>&1
+	then
+		start_milter ledger_pg unix "$MILTER" -f -c "$T/ledger-pg.conf"
+		have_pg=yes
+	else
+		echo "bench-milter: patchattest db init failed:" >&2
+		cat "$T/db.out" >&2
+	fi
+else
+	trap cleanup 0
+	echo "bench-milter: no PostgreSQL: no ledger_pg figures"
+fi
 
 # --- one measurement ------------------------------------------------------
 # run NAME SESSIONS COUNT MILTER [FILE...]: Postfix with the milter
@@ -220,9 +245,12 @@ while [ $r -le "$ROUNDS" ]; do
 		done
 	done
 	run "ledger_unix.$r" "$SESSIONS" "$COUNT" "$PF_ledger_unix"
+	[ -z "$have_pg" ] ||
+	    run "ledger_pg.$r" "$SESSIONS" "$COUNT" "$PF_ledger_pg"
 	r=$((r + 1))
 done
-for s in alone null_unix ours_unix null_inet ours_inet ledger_unix; do
+for s in alone null_unix ours_unix null_inet ours_inet ledger_unix \
+    ${have_pg:+ledger_pg}; do
 	report $s
 done
 for kind in unix inet; do
@@ -230,9 +258,18 @@ for kind in unix inet; do
 	    "$(cat "$T/ours_$kind".*.pass | awk '{ s += $1 } END { print s }')" \
 	    $(((WARMUP + COUNT) * ROUNDS))
 done
-printf 'ledger_unix_pass %s of_%s_delivered\n' \
-    "$(cat "$T"/ledger_unix.*.pass | awk '{ s += $1 } END { print s }')" \
-    $(((WARMUP + COUNT) * ROUNDS))
+for s in ledger_unix ${have_pg:+ledger_pg}; do
+	printf '%s_pass %s of_%s_delivered\n' $s \
+	    "$(cat "$T/$s".*.pass | awk '{ s += $1 } END { print s }')" \
+	    $(((WARMUP + COUNT) * ROUNDS))
+done
+# each mail that went through ledger_pg is a row, once the journal is sent
+if [ -n "$have_pg" ]; then
+	sleep 2
+	printf 'ledger_pg_records %s of_%s_delivered\n' \
+	    "$(pg_sql "SELECT count(*) FROM arrival")" \
+	    $(((WARMUP + COUNT) * ROUNDS))
+fi
 # Are they still there?  A figure with a milter that died is no figure.
 for p in $PIDS; do
 	kill -0 "$p" 2>/dev/null || echo "bench-milter: milter $p died;" \
@@ -245,6 +282,7 @@ for kind in unix inet; do
 done
 ratio ledger_unix_vs_null_unix ledger_unix null_unix
 ratio ledger_unix_vs_ours_unix ledger_unix ours_unix
+[ -z "$have_pg" ] || ratio ledger_pg_vs_ledger_unix ledger_pg ledger_unix
 
 # --- reloads ---------------------------------------------------------------
 echo
@@ -320,6 +358,7 @@ while [ $r -le "$ROUNDS" ]; do
 	run lat_ours_unix.$r 1 "$LATENCY" "$PF_ours_unix"
 	run lat_ours_inet.$r 1 "$LATENCY" "$PF_ours_inet"
 	run lat_ledger_unix.$r 1 "$LATENCY" "$PF_ledger_unix"
+	[ -z "$have_pg" ] || run lat_ledger_pg.$r 1 "$LATENCY" "$PF_ledger_pg"
 	r=$((r + 1))
 done
 for q in p50 p99; do
@@ -338,5 +377,7 @@ for q in p50 p99; do
 	awk -v a="$ledger" -v b="$(latency lat_ours_unix $f)" \
 	    -v n="latency_added_by_state_file_$q" 'BEGIN {
 		if (a != "" && b != "") printf "%s %.2f ms\n", n, a - b }'
+	[ -n "$have_pg" ] || continue
+	printf 'latency_ledger_pg_%s %s ms\n' $q "$(latency lat_ledger_pg $f)"
 done
 exit 0

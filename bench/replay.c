@@ -58,7 +58,8 @@ list(struct replay *r, const char *dir, struct pa_err *err)
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}
-	qsort(r->files, r->nfiles, sizeof(*r->files), by_name);
+	if (r->nfiles > 1)	/* an empty corpus has no array to sort */
+		qsort(r->files, r->nfiles, sizeof(*r->files), by_name);
 	return 0;
 }
 

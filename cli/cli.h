@@ -140,6 +140,7 @@ extern const struct cli_cmd cli_cmd_hash;
 extern const struct cli_cmd cli_cmd_index;
 extern const struct cli_cmd cli_cmd_stats;
 extern const struct cli_cmd cli_cmd_tofu;
+extern const struct cli_cmd cli_cmd_db;
 
 int	cmd_arrived(int argc, char **argv);
 int	cmd_attest(int argc, char **argv);
@@ -148,6 +149,7 @@ int	cmd_hash(int argc, char **argv);
 int	cmd_index(int argc, char **argv);
 int	cmd_stats(int argc, char **argv);
 int	cmd_tofu(int argc, char **argv);
+int	cmd_db(int argc, char **argv);
 
 /*
  * cli_hash - data parsed as one mail into m, its hashes into h

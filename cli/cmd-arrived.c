@@ -371,11 +371,11 @@ cmd_arrived(int argc, char **argv)
 	patchfacts_init(&r.pf);
 	if (cli_load_config(&cfg, arrived_conf) != 0)
 		goto out;
-	if (cfg.state_file == NULL) {
+	if (cfg.state_file == NULL && cfg.state_database == NULL) {
 		cli_warn("no StateFile is configured: nothing is recorded");
 		goto out;
 	}
-	if (ledger_open(&r.lg, cfg.state_file, 0, 0, 0, &err) != 0) {
+	if (statedb_ledger_open(&r.lg, &cfg, 0, NULL, &err) != 0) {
 		cli_warn("%s", err.msg);
 		goto out;
 	}

@@ -182,8 +182,8 @@ cmd_check(int argc, char **argv)
 		goto out;
 	}
 	/* Read only: a check pins nothing. */
-	if (cfg.patatt_tofu == CONFIG_YES && pins_open(&pins,
-	    cfg.patatt_tofu_pins, 0, 0, &err) != 0)
+	if (cfg.patatt_tofu == CONFIG_YES && statedb_pins_open(&pins, &cfg,
+	    0, 0, NULL, &err) != 0)
 		cli_warn("%s: keys only offered are temperror", err.msg);
 	decider_use_pins(dc, pins, 0);
 	if (mailmsg_new(&m, CLI_MAX_INPUT) != 0) {

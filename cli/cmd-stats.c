@@ -50,13 +50,14 @@ const struct cli_cmd cli_cmd_stats = {
 	.synopsis = "[-c FILE] [--since DATE | --days N] [--top N] [--json]",
 	.summary = "add up the arrival records of the StateFile",
 	.about =
-	    "Read the arrival records of the StateFile and print, per day\n"
-	    "(UTC) and List-Id, the mails by result; the identities whose\n"
-	    "patatt signatures had no key (nokey), most often first, with the\n"
-	    "key they named or offered and the path inside a PatattKeyring\n"
-	    "folder where their key file would go; and the habitual signers\n"
-	    "whose mail came unsigned (unsigned-by-signer), with the key of\n"
-	    "their habit.  Each table has a cap; a capped table is said to be.\n"
+	    "Read the arrival records of the StateFile (or StateDatabase)\n"
+	    "and print, per day (UTC) and List-Id, the mails by result; the\n"
+	    "identities whose patatt signatures had no key (nokey), most\n"
+	    "often first, with the key they named or offered and the path\n"
+	    "inside a PatattKeyring folder where their key file would go; and\n"
+	    "the habitual signers whose mail came unsigned\n"
+	    "(unsigned-by-signer), with the key of their habit.  Each table\n"
+	    "has a cap; a capped table is said to be.\n"
 	    "Exit status: 0, 1 when a table was capped (the report lacks some\n"
 	    "records), 2 on errors (no StateFile, a ledger that cannot be read\n"
 	    "or is damaged, bad usage).",
@@ -232,15 +233,17 @@ cmd_stats(int argc, char **argv)
 	config_init(&cfg);
 	if (cli_load_config(&cfg, stats_conf) != 0)
 		goto out;
-	if ((r.path = cfg.state_file) == NULL) {
+	if (cfg.state_file == NULL && cfg.state_database == NULL) {
 		cli_warn("no StateFile is configured: nothing is recorded");
 		goto out;
 	}
+	/* the connection string may hold a password: not printed */
+	r.path = cfg.state_database != NULL ? "StateDatabase" : cfg.state_file;
 	if (arrstats_new(&r.s) != 0) {
 		cli_warn("%s", pa_strerror(PA_ENOMEM));
 		goto out;
 	}
-	if (ledger_open(&lg, cfg.state_file, 0, 0, 0, &err) != 0 ||
+	if (statedb_ledger_open(&lg, &cfg, 0, NULL, &err) != 0 ||
 	    gather(&r, lg, top, &err) != 0) {
 		cli_warn("%s", err.msg);
 		goto out;

@@ -109,7 +109,7 @@ cmd_tofu(int argc, char **argv)
 	err.msg[0] = '\0';
 	if (cli_load_config(&cfg, tofu_conf) != 0)
 		goto out;
-	if (pins_open(&pins, cfg.patatt_tofu_pins, 0, !list, &err) != 0) {
+	if (statedb_pins_open(&pins, &cfg, 0, !list, NULL, &err) != 0) {
 		cli_warn("%s", err.msg);
 		goto out;
 	}

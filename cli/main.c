@@ -26,6 +26,7 @@ static const struct cli_cmd *const cli_cmds[] = {
 	&cli_cmd_index,
 	&cli_cmd_check,
 	&cli_cmd_tofu,
+	&cli_cmd_db,
 	&cli_cmd_arrived,
 	&cli_cmd_stats,
 };

@@ -280,6 +280,21 @@ check_keyring(const struct origin *o, const struct setting *set,
 }
 
 /*
+ * check_database - StateDatabase reached, with the schema this program
+ * reads (the value is not repeated: it may hold a password)
+ */
+static void
+check_database(const struct origin *o, const struct pa_config *cf)
+{
+	struct setting set = setting(o, "StateDatabase", "(not shown)");
+	struct pa_err err;
+	int version;
+
+	if (statedb_status(cf, &version, &err) != 0)
+		problem(o, &set, "%s", err.msg);
+}
+
+/*
  * check_store - a store of key's (PatattTOFUPins' pins, StateFile's
  * ledger) that check() opens, the milter's user may read and write, or a
  * folder it may make one in; LMDB keeps a lock file beside the data
@@ -330,10 +345,12 @@ check_paths(const struct origin *o)
 	if (cf->archive != NULL)
 		usable(o, &set, cf->archive, 0, R_OK, "");
 	check_index(o, cf->index_path);
-	if (cf->patatt_tofu == CONFIG_YES)
+	if (cf->state_database != NULL)
+		check_database(o, cf);
+	else if (cf->patatt_tofu == CONFIG_YES)
 		check_store(o, "PatattTOFUPins", cf->patatt_tofu_pins,
 		    pins_check);
-	if (cf->state_file != NULL)
+	if (cf->state_file != NULL && cf->state_database == NULL)
 		check_store(o, "StateFile", cf->state_file, ledger_check);
 	set = setting(o, "GnuPGHome", cf->gnupg_home);
 	if (cf->gnupg_home != NULL)

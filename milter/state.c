@@ -248,6 +248,21 @@ open_index(void)
 		    cf->archive);
 }
 
+/* db_notice - the state database gone away or back, logged once each */
+static void
+db_notice(void *arg, int up, const char *why)
+{
+	(void)arg;
+	if (up)
+		mlog(LOG_LEVEL_INFO, "the state database is back (%s)", why);
+	else
+		mlog(LOG_LEVEL_ERROR, "%s: signer memory and first-use pins "
+		    "cannot be read, and arrival records wait in the journal, "
+		    "until it is back", why);
+}
+
+static const struct statedb_notice notice = { db_notice, NULL };
+
 /*
  * open_pins - (re)open PatattTOFU's pins of the current configuration
  * (index lock held exclusively); when they cannot be used, signatures
@@ -263,7 +278,7 @@ open_pins(void)
 	pins_handle = NULL;
 	if (cf->patatt_tofu != CONFIG_YES)
 		return;
-	if (pins_open(&pins_handle, cf->patatt_tofu_pins, 1, 1, &err) == 0)
+	if (statedb_pins_open(&pins_handle, cf, 1, 1, &notice, &err) == 0)
 		return;
 	atomic_fetch_add(&pins_faults, 1);
 	mlog(LOG_LEVEL_ERROR, "%s: signatures that need a key trusted "
@@ -287,8 +302,7 @@ open_ledger(void)
 	ledger_why[0] = '\0';
 	if (cf->state_file == NULL)
 		return;
-	if (ledger_open(&ledger_handle, cf->state_file, 1, 1,
-	    (unsigned)cf->arrival_retention_days, &err) == 0)
+	if (statedb_ledger_open(&ledger_handle, cf, 1, &notice, &err) == 0)
 		return;
 	ledger_handle = NULL;
 	snprintf(ledger_why, sizeof(ledger_why), "%s", err.msg);
@@ -398,8 +412,10 @@ ledger_put(const struct arrival *a, const struct mailmsg *msg,
 	const char *id;
 	size_t n;
 
-	/* for the log only: a read that fails counts nothing */
-	if ((id = arrival_message_id(msg, &n)) != NULL && n > 0 &&
+	/* for the log only: a read that fails counts nothing, and none is
+	   made that would wait on another host */
+	if (ledger_reads_local(ledger_handle) &&
+	    (id = arrival_message_id(msg, &n)) != NULL && n > 0 &&
 	    ledger_by_message_id_bytes(ledger_handle, id, n, count_copy,
 	    earlier, &ignored) != 0)
 		*earlier = 0;

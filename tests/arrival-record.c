@@ -4,9 +4,14 @@
  * LEDGER, the way the milter records them (arrival_from_mail), for
  * tests/t-arrived.sh (built for make check, not a test itself).
  *
- *	arrival-record LEDGER WHEN RESULT FILE...
+ *	arrival-record [-sIDENTITY,KEY] LEDGER WHEN
+ *	    RESULT[,ALGO,SELECTOR,OFFERED] FILE...
  *
- * WHEN is the arrival time (Unix seconds), RESULT the verdict written.
+ * -s: each mail from IDENTITY, signed by KEY, a trusted key (a signing
+ * habit learnt from it), or unsigned when KEY is empty.
+ * WHEN is the arrival time (Unix seconds), RESULT the verdict written;
+ * with ALGO, SELECTOR and OFFERED it is patatt's verdict too, and those
+ * are the signature's (the columns patchattest stats reads).
  * Exit status 0, 1 on a fault (said on standard error).
  */
 #include "config.h"
@@ -14,11 +19,45 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "patchattest.h"
 #include "mail.h"
 #include "state.h"
+
+/* verdict - RESULT[,ALGO,SELECTOR,OFFERED] into a */
+static void
+verdict(struct arrival *a, const char *arg)
+{
+	char buf[1024], *rest = buf;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	snprintf(a->result, sizeof(a->result), "%s", strsep(&rest, ","));
+	if (rest == NULL)
+		return;
+	snprintf(a->patatt, sizeof(a->patatt), "%s", a->result);
+	snprintf(a->algo, sizeof(a->algo), "%s", strsep(&rest, ","));
+	if (rest != NULL)
+		snprintf(a->selector, sizeof(a->selector), "%s",
+		    strsep(&rest, ","));
+	if (rest != NULL)
+		snprintf(a->offered, sizeof(a->offered), "%s", rest);
+}
+
+/* signed_by - IDENTITY,KEY into a, as a trusted signature's */
+static void
+signed_by(struct arrival *a, const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+
+	if (comma == NULL)
+		return;
+	snprintf(a->identity, sizeof(a->identity), "%.*s",
+	    (int)(comma - arg), arg);
+	snprintf(a->key, sizeof(a->key), "%s", comma + 1);
+	a->signed_trusted = comma[1] != '\0';
+}
 
 int
 main(int argc, char **argv)
@@ -30,14 +69,34 @@ main(int argc, char **argv)
 	struct arrival a;
 	struct pa_err err;
 	struct sbuf sb;
+	struct pa_config cf;
+	const char *signer = NULL;
 	int i, fd, rc = 0;
 
+	if (argc > 1 && strncmp(argv[1], "-s", 2) == 0) {
+		signer = argv[1] + 2;
+		argc--;
+		argv++;
+	}
 	if (argc < 5) {
-		fprintf(stderr, "usage: arrival-record LEDGER WHEN RESULT "
-		    "FILE...\n");
+		fprintf(stderr, "usage: arrival-record [-sIDENTITY,KEY] "
+		    "LEDGER|-cCONF WHEN "
+		    "RESULT[,ALGO,SELECTOR,OFFERED] FILE...\n");
 		return 1;
 	}
-	if (ledger_open(&lg, argv[1], 1, 1, 0, &err) != 0 ||
+	/* -cFILE: the stores of that configuration (StateDatabase) */
+	config_init(&cf);
+	if (strncmp(argv[1], "-c", 2) == 0) {
+		sbuf_init(&sb, 4096);
+		if (config_load(&cf, argv[1] + 2, &sb) != 0) {
+			fprintf(stderr, "%s\n", sb.buf ? sb.buf : "config");
+			return 1;
+		}
+		sbuf_release(&sb);
+		rc = statedb_ledger_open(&lg, &cf, 1, NULL, &err);
+	} else
+		rc = ledger_open(&lg, argv[1], 1, 1, 0, &err);
+	if (rc != 0 ||
 	    mailmsg_new(&m, (size_t)64 << 20) != 0) {
 		fprintf(stderr, "%s\n", err.msg);
 		return 1;
@@ -55,7 +114,9 @@ main(int argc, char **argv)
 			rc = 1;
 		} else {
 			a.arrived = (time_t)strtoll(argv[2], NULL, 10);
-			snprintf(a.result, sizeof(a.result), "%s", argv[3]);
+			verdict(&a, argv[3]);
+			if (signer != NULL)
+				signed_by(&a, signer);
 			if ((rc = ledger_record(lg, &a, &err)) != 0)
 				fprintf(stderr, "%s\n", err.msg);
 		}
@@ -71,5 +132,6 @@ main(int argc, char **argv)
 	msghash_release(&h);
 	mailmsg_free(m);
 	ledger_close(lg);
+	config_release(&cf);
 	return rc != 0;
 }

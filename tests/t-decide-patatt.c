@@ -23,10 +23,11 @@ static int tofu_pin_asked;
 
 static enum tofu_seen
 tofu(void *arg, const char *identity, const char *key, int pin,
-    struct pin *pinned)
+    struct pin *pinned, struct pa_err *why)
 {
 	(void)arg;
 	(void)key;
+	pa_err_set(why, "the pins are away");
 	snprintf(tofu_seen_identity, sizeof(tofu_seen_identity), "%s",
 	    identity);
 	snprintf(pinned->identity, sizeof(pinned->identity), "%s", identity);
@@ -133,6 +134,8 @@ test_offered(void)
 	tofu_answer = TOFU_UNKNOWN;
 	tap_check_int(judge1(&cf, sig(PATATT_OFFERED), &d),
 	    VERDICT_TEMPERROR, "TOFU records unreadable: temperror");
+	tap_check_str(d.reason, "the key pinned on first use could not be "
+	    "consulted: the pins are away", "... the reason says why");
 	tofu_answer = TOFU_UNPINNED;
 	tap_check_int(judge1(&cf, sig(PATATT_OFFERED), &d), VERDICT_NOKEY,
 	    "TOFU, no pin and none made: nokey");

@@ -626,9 +626,11 @@ test_grow(void)
 	fill(&a, 1, 1000);
 	ledger_record(l, &a, &err);
 	ledger_sync(l, &err);
-	before = l->mapsize;
-	tap_check_int(ledger_grow(l), 0, "the map grown (as when it is full)");
-	tap_check(l->mapsize == 2 * before, "... to twice its size");
+	before = lmdb_ledger(l)->mapsize;
+	tap_check_int(ledger_grow(lmdb_ledger(l)), 0,
+	    "the map grown (as when it is full)");
+	tap_check(lmdb_ledger(l)->mapsize == 2 * before,
+	    "... to twice its size");
 	fill(&a, 2, 2000);
 	ledger_record(l, &a, &err);
 	tap_check_int(ledger_sync(l, &err), 0, "... records are written");

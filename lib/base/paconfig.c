@@ -183,6 +183,17 @@ const struct config_key config_keys[] = {
 	{ "ArrivalRetentionDays", CONFIG_INT, "400", 0, 36500, NULL,
 	    OFF(arrival_retention_days),
 	    "Days an arrival record is kept in StateFile; 0: for ever." },
+	{ "StateDatabase", CONFIG_TEXT, NULL, 0, 0, NULL,
+	    OFF(state_database),
+	    "PostgreSQL connection string or URI for the pins and arrival "
+	    "records of several nodes; unset: the files." },
+	{ "StateDatabaseConnectTimeout", CONFIG_INT, "500", 50, 60000, NULL,
+	    OFF(state_database_connect_ms),
+	    "Milliseconds to connect to StateDatabase before giving up." },
+	{ "StateDatabaseTimeout", CONFIG_INT, "300", 20, 60000, NULL,
+	    OFF(state_database_timeout_ms),
+	    "Milliseconds a read of StateDatabase may take before the mail "
+	    "is judged without it." },
 	{ "SignerHabitMinimum", CONFIG_INT, "3", 1, 32, NULL,
 	    OFF(signer_habit_minimum),
 	    "Of an identity's recent patches, how many signed with a trusted "

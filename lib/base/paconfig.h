@@ -152,6 +152,11 @@ struct pa_config {
 	long			 arrival_retention_days;	/* 0: kept */
 	long			 signer_habit_minimum;
 
+	/* Pins and arrival records shared by several nodes (PostgreSQL) */
+	char			*state_database;	/* NULL: the files */
+	long			 state_database_connect_ms;
+	long			 state_database_timeout_ms;
+
 	/* The line of the file each key of config_keys[] was set on; 0: its
 	   default.  For messages about a value (config_key_line()). */
 	unsigned long		 key_line[CONFIG_KEYS_MAX];

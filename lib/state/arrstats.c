@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,9 +135,10 @@ signer_of(struct arrstats_table *t, const char *identity, const char *algo,
 		return NULL;
 	r = &t->row[t->n++];
 	t->slot[k] = (unsigned)t->n;
-	memcpy(r->identity, identity, sizeof(r->identity));
-	memcpy(r->algo, algo, sizeof(r->algo));
-	memcpy(r->selector, selector, sizeof(r->selector));
+	/* algo and selector may be shorter literals ("" for a habit) */
+	snprintf(r->identity, sizeof(r->identity), "%s", identity);
+	snprintf(r->algo, sizeof(r->algo), "%s", algo);
+	snprintf(r->selector, sizeof(r->selector), "%s", selector);
 	return r;
 }
 

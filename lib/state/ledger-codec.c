@@ -327,3 +327,30 @@ arrival_set_message_id(struct arrival *a, const char *id, size_t len)
 	if (digest_sha256(a->message_id_sha256, id, len) != 0)
 		memset(a->message_id_sha256, 0, sizeof(a->message_id_sha256));
 }
+
+/* ledger_habit_add - see ledger-codec.h */
+void
+ledger_habit_add(struct habit_state *hs, const struct arrival *a)
+{
+	uint32_t w;
+
+	if (hs->h.recent < HABIT_WINDOW)
+		hs->h.recent++;
+	hs->window = hs->window << 1 | (a->signed_trusted != 0);
+	if (hs->h.recent < HABIT_WINDOW)
+		hs->window &= ((uint32_t)1 << hs->h.recent) - 1;
+	for (hs->h.recent_signed = 0, w = hs->window; w != 0; w &= w - 1)
+		hs->h.recent_signed++;
+	if (!a->signed_trusted) {
+		hs->h.run = 0;
+		return;
+	}
+	if (hs->h.run > 0 && strcmp(hs->h.key, a->key) == 0)
+		hs->h.run++;
+	else
+		hs->h.run = 1;
+	memcpy(hs->h.key, a->key, sizeof(hs->h.key));
+	if (hs->h.first_signed == 0)
+		hs->h.first_signed = a->arrived;
+	hs->h.last_signed = a->arrived;
+}

@@ -48,6 +48,9 @@ int	ledger_encode_habit(struct sbuf *, const struct habit_state *);
 int	ledger_decode_habit(const void *value, size_t len,
 	    const char *identity, size_t identitylen, struct habit_state *out);
 
+/* ledger_habit_add - a's patch mail added to the habit hs */
+void	ledger_habit_add(struct habit_state *hs, const struct arrival *a);
+
 /*
  * ledger_seal - the checksum field of the value that begins at start in
  * sb, stored under key, appended (the encoders end with it)

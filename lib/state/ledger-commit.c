@@ -26,7 +26,7 @@
 #define DAY		86400
 
 struct batch {
-	struct ledger	*l;
+	struct ledger_lmdb	*l;
 	MDB_txn		*txn;
 	uint64_t	 seq;	/* the next record's */
 	struct sbuf	 val;
@@ -35,7 +35,6 @@ struct batch {
 static int	 put_arrival(struct batch *, const struct arrival *);
 static int	 next_copy(struct batch *, MDB_val *, unsigned *);
 static int	 learn(struct batch *, const struct arrival *);
-static void	 habit_add(struct habit_state *, const struct arrival *);
 static int	 prune(struct batch *, time_t, size_t);
 static int	 unindex(struct batch *, const MDB_val *, const MDB_val *);
 static void	 index_value(unsigned char *, unsigned, const void *);
@@ -43,7 +42,7 @@ static int	 seq_get(struct batch *);
 static int	 seq_put(struct batch *);
 
 int
-ledger_commit(struct ledger *l, size_t head, size_t n, time_t now,
+ledger_commit(struct ledger_lmdb *l, size_t head, size_t n, time_t now,
     struct pa_err *err)
 {
 	struct batch b = { .l = l };
@@ -202,7 +201,7 @@ learn(struct batch *b, const struct arrival *a)
 		memset(&hs, 0, sizeof(hs));
 		memcpy(hs.h.identity, a->identity, k.mv_size + 1);
 	}
-	habit_add(&hs, a);
+	ledger_habit_add(&hs, a);
 	sbuf_reset(&b->val);
 	if (ledger_encode_habit(&b->val, &hs) != 0)
 		return ENOMEM;
@@ -211,31 +210,6 @@ learn(struct batch *b, const struct arrival *a)
 	return mdb_put(b->txn, b->l->habits, &k, &v, 0);
 }
 
-static void
-habit_add(struct habit_state *hs, const struct arrival *a)
-{
-	uint32_t w;
-
-	if (hs->h.recent < HABIT_WINDOW)
-		hs->h.recent++;
-	hs->window = hs->window << 1 | (a->signed_trusted != 0);
-	if (hs->h.recent < HABIT_WINDOW)
-		hs->window &= ((uint32_t)1 << hs->h.recent) - 1;
-	for (hs->h.recent_signed = 0, w = hs->window; w != 0; w &= w - 1)
-		hs->h.recent_signed++;
-	if (!a->signed_trusted) {
-		hs->h.run = 0;
-		return;
-	}
-	if (hs->h.run > 0 && strcmp(hs->h.key, a->key) == 0)
-		hs->h.run++;
-	else
-		hs->h.run = 1;
-	memcpy(hs->h.key, a->key, sizeof(hs->h.key));
-	if (hs->h.first_signed == 0)
-		hs->h.first_signed = a->arrived;
-	hs->h.last_signed = a->arrived;
-}
 
 /* prune - up to max records that arrived before the retention removed */
 static int

@@ -30,7 +30,7 @@
 
 #include <lmdb.h>
 
-#include "ledger.h"
+#include "store-int.h"
 
 #define LEDGER_FORMAT		"patchattest ledger 1"
 #define LEDGER_QUEUE_MAX	4096	/* records waiting to be written */
@@ -38,7 +38,8 @@
 #define LEDGER_MSGID_VAL_LEN	(4 + LEDGER_KEY_LEN)
 #define LEDGER_PATCHID_LEN	20
 
-struct ledger {
+struct ledger_lmdb {
+	struct ledger		 base;		/* first: the handle */
 	MDB_env			*env;
 	MDB_dbi			 meta, records, msgid, patchid, habits;
 	char			*path;
@@ -63,22 +64,22 @@ struct ledger {
 };
 
 /* ledger_fail - "WHAT the arrival records at PATH: REASON"; PA_ERROR */
-int	ledger_fail(const struct ledger *, struct pa_err *, const char *what,
+int	ledger_fail(const struct ledger_lmdb *, struct pa_err *, const char *what,
 	    int rc);
 /* ledger_intact - 0, or PA_ERROR when the file was cut under us */
-int	ledger_intact(const struct ledger *, struct pa_err *);
+int	ledger_intact(const struct ledger_lmdb *, struct pa_err *);
 /*
  * ledger_txn_begin - a transaction (flags: MDB_RDONLY or 0) with maplock
  * held for reading, the map adopted when another process grew it;
  * ledger_txn_end() aborts it (when txn is not NULL) and lets go of maplock
  */
-int	ledger_txn_begin(struct ledger *, unsigned int flags, MDB_txn **);
-void	ledger_txn_end(struct ledger *, MDB_txn *);
+int	ledger_txn_begin(struct ledger_lmdb *, unsigned int flags, MDB_txn **);
+void	ledger_txn_end(struct ledger_lmdb *, MDB_txn *);
 /*
  * ledger_grow - the map made twice as large, up to LEDGER_MAPSIZE_MAX: 0,
  * or the LMDB code (MDB_MAP_FULL when it is as large as it may be)
  */
-int	ledger_grow(struct ledger *);
+int	ledger_grow(struct ledger_lmdb *);
 
 /* ledger_time_key - the records key of (t, seq) into key */
 void	ledger_time_key(unsigned char key[LEDGER_KEY_LEN], time_t t,
@@ -99,11 +100,29 @@ int	ledger_msgid_hash(const struct arrival *, unsigned char out[32]);
  * older than the retention removed; the file synced.  0, or LMDB's (or
  * the system's) error code with err saying why; nothing is written then.
  */
-int	ledger_commit(struct ledger *, size_t head, size_t n, time_t now,
+int	ledger_commit(struct ledger_lmdb *, size_t head, size_t n, time_t now,
+	    struct pa_err *);
+
+/* lmdb_ledger - the LMDB store of the handle base */
+#define lmdb_ledger(base)	((struct ledger_lmdb *)(void *)(base))
+
+/* The operations of the LMDB store (store-int.h), in ledger-read.c and
+   ledger-write.c */
+int	lmdb_ledger_record(struct ledger *, const struct arrival *,
+	    struct pa_err *);
+int	lmdb_ledger_sync(struct ledger *, struct pa_err *);
+size_t	lmdb_ledger_pending(struct ledger *);
+int	lmdb_ledger_by_message_id_bytes(struct ledger *, const char *, size_t,
+	    int (*)(void *, const struct arrival *), void *, struct pa_err *);
+int	lmdb_ledger_by_patch_id(struct ledger *, const char *,
+	    int (*)(void *, const struct arrival *), void *, struct pa_err *);
+int	lmdb_ledger_each(struct ledger *, time_t, time_t,
+	    int (*)(void *, const struct arrival *), void *, struct pa_err *);
+int	lmdb_ledger_habit(struct ledger *, const char *, struct habit *,
 	    struct pa_err *);
 
 /* ledger_writer_start, _stop - the writer thread (ledger-write.c) */
-int	ledger_writer_start(struct ledger *, struct pa_err *);
-void	ledger_writer_stop(struct ledger *);
+int	ledger_writer_start(struct ledger_lmdb *, struct pa_err *);
+void	ledger_writer_stop(struct ledger_lmdb *);
 
 #endif

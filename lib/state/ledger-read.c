@@ -17,7 +17,7 @@
 
 /* One walk over records: the function to call, and what came of it. */
 struct walk {
-	struct ledger	 *l;
+	struct ledger_lmdb	 *l;
 	MDB_txn		 *txn;
 	int		(*fn)(void *, const struct arrival *);
 	void		 *arg;
@@ -25,18 +25,18 @@ struct walk {
 	size_t		  found;
 };
 
-static int	 walk_begin(struct walk *, struct ledger *,
+static int	 walk_begin(struct walk *, struct ledger_lmdb *,
 		    int (*)(void *, const struct arrival *), void *,
 		    struct pa_err *);
 static int	 walk_end(struct walk *, int, int);
 static int	 visit(struct walk *, const MDB_val *, const MDB_val *);
-static int	 by_index(struct ledger *, MDB_dbi, MDB_val *, size_t,
+static int	 by_index(struct ledger_lmdb *, MDB_dbi, MDB_val *, size_t,
 		    int (*)(void *, const struct arrival *), void *,
 		    struct pa_err *);
 static int	 damaged(struct walk *, const unsigned char *);
 
 static int
-walk_begin(struct walk *w, struct ledger *l,
+walk_begin(struct walk *w, struct ledger_lmdb *l,
     int (*fn)(void *, const struct arrival *), void *arg, struct pa_err *err)
 {
 	int rc;
@@ -111,7 +111,7 @@ visit(struct walk *w, const MDB_val *k, const MDB_val *v)
  * values hold the record's key at off
  */
 static int
-by_index(struct ledger *l, MDB_dbi dbi, MDB_val *key, size_t off,
+by_index(struct ledger_lmdb *l, MDB_dbi dbi, MDB_val *key, size_t off,
     int (*fn)(void *, const struct arrival *), void *arg, struct pa_err *err)
 {
 	struct walk w;
@@ -142,10 +142,11 @@ by_index(struct ledger *l, MDB_dbi dbi, MDB_val *key, size_t off,
 }
 
 int
-ledger_by_message_id_bytes(struct ledger *l, const char *message_id,
+lmdb_ledger_by_message_id_bytes(struct ledger *base, const char *message_id,
     size_t len, int (*fn)(void *, const struct arrival *), void *arg,
     struct pa_err *err)
 {
+	struct ledger_lmdb *l = lmdb_ledger(base);
 	unsigned char hash[32];
 	MDB_val k = { sizeof(hash), hash };
 
@@ -158,17 +159,10 @@ ledger_by_message_id_bytes(struct ledger *l, const char *message_id,
 }
 
 int
-ledger_by_message_id(struct ledger *l, const char *message_id,
+lmdb_ledger_by_patch_id(struct ledger *base, const char *patch_id,
     int (*fn)(void *, const struct arrival *), void *arg, struct pa_err *err)
 {
-	return ledger_by_message_id_bytes(l, message_id, strlen(message_id),
-	    fn, arg, err);
-}
-
-int
-ledger_by_patch_id(struct ledger *l, const char *patch_id,
-    int (*fn)(void *, const struct arrival *), void *arg, struct pa_err *err)
-{
+	struct ledger_lmdb *l = lmdb_ledger(base);
 	unsigned char pid[LEDGER_PATCHID_LEN];
 	MDB_val k = { sizeof(pid), pid };
 
@@ -180,9 +174,10 @@ ledger_by_patch_id(struct ledger *l, const char *patch_id,
 }
 
 int
-ledger_each(struct ledger *l, time_t since, time_t until,
+lmdb_ledger_each(struct ledger *base, time_t since, time_t until,
     int (*fn)(void *, const struct arrival *), void *arg, struct pa_err *err)
 {
+	struct ledger_lmdb *l = lmdb_ledger(base);
 	unsigned char from[LEDGER_KEY_LEN], to[LEDGER_KEY_LEN];
 	struct walk w;
 	MDB_cursor *cur;
@@ -206,9 +201,10 @@ ledger_each(struct ledger *l, time_t since, time_t until,
 }
 
 int
-ledger_habit(struct ledger *l, const char *identity, struct habit *out,
-    struct pa_err *err)
+lmdb_ledger_habit(struct ledger *base, const char *identity,
+    struct habit *out, struct pa_err *err)
 {
+	struct ledger_lmdb *l = lmdb_ledger(base);
 	struct habit_state hs;
 	struct walk w;
 	MDB_val k = { strlen(identity), (void *)identity }, v;

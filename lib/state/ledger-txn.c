@@ -14,7 +14,7 @@
 #define LEDGER_MAPSIZE_MAX	((size_t)1 << 36)
 
 int
-ledger_fail(const struct ledger *l, struct pa_err *err, const char *what,
+ledger_fail(const struct ledger_lmdb *l, struct pa_err *err, const char *what,
     int rc)
 {
 	if (ledger_intact(l, err) != 0)
@@ -26,7 +26,7 @@ ledger_fail(const struct ledger *l, struct pa_err *err, const char *what,
 }
 
 int
-ledger_intact(const struct ledger *l, struct pa_err *err)
+ledger_intact(const struct ledger_lmdb *l, struct pa_err *err)
 {
 	if (!atomic_load(&l->damaged))
 		return 0;
@@ -37,7 +37,7 @@ ledger_intact(const struct ledger *l, struct pa_err *err)
 }
 
 int
-ledger_txn_begin(struct ledger *l, unsigned int flags, MDB_txn **txn)
+ledger_txn_begin(struct ledger_lmdb *l, unsigned int flags, MDB_txn **txn)
 {
 	int rc;
 
@@ -61,7 +61,7 @@ out:
 }
 
 void
-ledger_txn_end(struct ledger *l, MDB_txn *txn)
+ledger_txn_end(struct ledger_lmdb *l, MDB_txn *txn)
 {
 	if (txn != NULL)
 		mdb_txn_abort(txn);
@@ -69,7 +69,7 @@ ledger_txn_end(struct ledger *l, MDB_txn *txn)
 }
 
 int
-ledger_grow(struct ledger *l)
+ledger_grow(struct ledger_lmdb *l)
 {
 	MDB_envinfo info;
 	int rc;

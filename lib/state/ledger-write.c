@@ -4,9 +4,9 @@
  * writes it (ledger.h says what the callers see).
  *
  * ledger_record() copies the record into a ring of LEDGER_QUEUE_MAX and
- * wakes the writer, which lets a batch gather for GATHER_MS (or until
- * GATHER_MAX records, a ledger_sync() or the close), then commits it in
- * one transaction (ledger_commit(); the file is opened MDB_NOSYNC and
+ * wakes the writer, which lets a batch gather for LEDGER_GATHER_MS (or
+ * until GATHER_MAX records, a ledger_sync() or the close), then commits
+ * it in one transaction (ledger_commit(); the file is opened MDB_NOSYNC and
  * synced once per batch): a sync per message would compete with the
  * MTA's own for the disk.  Records leave the ring only once committed: a commit that
  * fails keeps them and is tried again RETRY_SECONDS later, so that a
@@ -25,14 +25,13 @@
 #include "ledger-int.h"
 
 #define RETRY_SECONDS	1
-#define GATHER_MS	100
 #define GATHER_MAX	(LEDGER_QUEUE_MAX / 4)
 
 static void	*writer(void *);
-static int	 write_batch(struct ledger *);
+static int	 write_batch(struct ledger_lmdb *);
 
 int
-ledger_writer_start(struct ledger *l, struct pa_err *err)
+ledger_writer_start(struct ledger_lmdb *l, struct pa_err *err)
 {
 	int rc;
 
@@ -55,7 +54,7 @@ ledger_writer_start(struct ledger *l, struct pa_err *err)
  * try when writes fail (what is still queued then is lost), and ends
  */
 void
-ledger_writer_stop(struct ledger *l)
+ledger_writer_stop(struct ledger_lmdb *l)
 {
 	if (l->writer_running) {
 		pthread_mutex_lock(&l->lock);
@@ -70,17 +69,17 @@ ledger_writer_stop(struct ledger *l)
 }
 
 /*
- * gather - with l->lock held, wait while a batch gathers: GATHER_MS from
- * now, or until it has GATHER_MAX records, a ledger_sync() waits for it
- * or the store closes
+ * gather - with l->lock held, wait while a batch gathers: LEDGER_GATHER_MS
+ * from now, or until it has GATHER_MAX records, a ledger_sync() waits for
+ * it or the store closes
  */
 static void
-gather(struct ledger *l)
+gather(struct ledger_lmdb *l)
 {
 	struct timespec until;
 
 	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += GATHER_MS * 1000000L;
+	until.tv_nsec += LEDGER_GATHER_MS * 1000000L;
 	if (until.tv_nsec >= 1000000000L) {
 		until.tv_sec++;
 		until.tv_nsec -= 1000000000L;
@@ -94,7 +93,7 @@ gather(struct ledger *l)
 static void *
 writer(void *arg)
 {
-	struct ledger *l = arg;
+	struct ledger_lmdb *l = arg;
 	struct timespec until;
 
 	pthread_mutex_lock(&l->lock);
@@ -124,7 +123,7 @@ writer(void *arg)
  * behind them): 0, or PA_ERROR with l->fault saying why
  */
 static int
-write_batch(struct ledger *l)
+write_batch(struct ledger_lmdb *l)
 {
 	struct pa_err err;
 	size_t head = l->head, n = l->count;
@@ -155,8 +154,10 @@ write_batch(struct ledger *l)
 }
 
 int
-ledger_record(struct ledger *l, const struct arrival *a, struct pa_err *err)
+lmdb_ledger_record(struct ledger *base, const struct arrival *a,
+    struct pa_err *err)
 {
+	struct ledger_lmdb *l = lmdb_ledger(base);
 	size_t waiting;
 
 	if (l->queue == NULL) {
@@ -182,8 +183,9 @@ ledger_record(struct ledger *l, const struct arrival *a, struct pa_err *err)
 }
 
 size_t
-ledger_pending(struct ledger *l)
+lmdb_ledger_pending(struct ledger *base)
 {
+	struct ledger_lmdb *l = lmdb_ledger(base);
 	size_t n;
 
 	if (l->queue == NULL)
@@ -195,8 +197,9 @@ ledger_pending(struct ledger *l)
 }
 
 int
-ledger_sync(struct ledger *l, struct pa_err *err)
+lmdb_ledger_sync(struct ledger *base, struct pa_err *err)
 {
+	struct ledger_lmdb *l = lmdb_ledger(base);
 	uint64_t target, failures;
 	int rc = 0;
 

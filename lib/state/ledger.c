@@ -27,19 +27,33 @@
 #define LEDGER_READERS		512
 #define LEDGER_DBS		5
 
-static int	 ledger_new(struct ledger **, const char *, unsigned,
+static void	 lmdb_close(struct ledger *);
+
+static const struct ledger_ops lmdb_ops = {
+	.record = lmdb_ledger_record,
+	.sync = lmdb_ledger_sync,
+	.pending = lmdb_ledger_pending,
+	.by_message_id = lmdb_ledger_by_message_id_bytes,
+	.by_patch_id = lmdb_ledger_by_patch_id,
+	.each = lmdb_ledger_each,
+	.habit = lmdb_ledger_habit,
+	.close = lmdb_close,
+	.local = 1
+};
+
+static int	 ledger_new(struct ledger_lmdb **, const char *, unsigned,
 		    struct pa_err *);
-static int	 env_open(struct ledger *, int, unsigned int, struct pa_err *);
-static int	 dbs_open(struct ledger *, int, struct pa_err *);
-static int	 check_format(struct ledger *, MDB_txn *, struct pa_err *);
-static int	 check_size(struct ledger *, const MDB_envinfo *,
+static int	 env_open(struct ledger_lmdb *, int, unsigned int, struct pa_err *);
+static int	 dbs_open(struct ledger_lmdb *, int, struct pa_err *);
+static int	 check_format(struct ledger_lmdb *, MDB_txn *, struct pa_err *);
+static int	 check_size(struct ledger_lmdb *, const MDB_envinfo *,
 		    struct pa_err *);
 
 static int
-ledger_new(struct ledger **out, const char *path, unsigned retention_days,
+ledger_new(struct ledger_lmdb **out, const char *path, unsigned retention_days,
     struct pa_err *err)
 {
-	struct ledger *l;
+	struct ledger_lmdb *l;
 
 	if ((l = calloc(1, sizeof(*l))) == NULL ||
 	    (l->path = strdup(path)) == NULL) {
@@ -47,6 +61,7 @@ ledger_new(struct ledger **out, const char *path, unsigned retention_days,
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}
+	l->base.ops = &lmdb_ops;
 	l->retention_days = retention_days;
 	pthread_rwlock_init(&l->maplock, NULL);
 	pthread_mutex_init(&l->lock, NULL);
@@ -58,7 +73,8 @@ ledger_new(struct ledger **out, const char *path, unsigned retention_days,
 
 /* env_open - l's file opened with flags (MDB_*), this thread catching */
 static int
-env_open(struct ledger *l, int fresh, unsigned int flags, struct pa_err *err)
+env_open(struct ledger_lmdb *l, int fresh, unsigned int flags,
+    struct pa_err *err)
 {
 	MDB_envinfo info;
 	int rc;
@@ -87,7 +103,7 @@ env_open(struct ledger *l, int fresh, unsigned int flags, struct pa_err *err)
  * 0, or PA_ERROR when it was cut short (its first pages may still open)
  */
 static int
-check_size(struct ledger *l, const MDB_envinfo *info, struct pa_err *err)
+check_size(struct ledger_lmdb *l, const MDB_envinfo *info, struct pa_err *err)
 {
 	struct stat st;
 	MDB_stat ms;
@@ -110,7 +126,7 @@ check_size(struct ledger *l, const MDB_envinfo *info, struct pa_err *err)
 
 /* dbs_open - the named databases, made with the format entry (fresh) */
 static int
-dbs_open(struct ledger *l, int fresh, struct pa_err *err)
+dbs_open(struct ledger_lmdb *l, int fresh, struct pa_err *err)
 {
 	static const char *const names[] = {
 		"meta", "records", "msgid", "patchid", "habits"
@@ -152,7 +168,7 @@ dbs_open(struct ledger *l, int fresh, struct pa_err *err)
 
 /* check_format - the file is a ledger of this format: 0, else PA_ERROR */
 static int
-check_format(struct ledger *l, MDB_txn *txn, struct pa_err *err)
+check_format(struct ledger_lmdb *l, MDB_txn *txn, struct pa_err *err)
 {
 	MDB_val k = { 6, "format" }, v;
 	int rc;
@@ -172,7 +188,7 @@ int
 ledger_open(struct ledger **out, const char *path, int create, int writable,
     unsigned retention_days, struct pa_err *err)
 {
-	struct ledger *l;
+	struct ledger_lmdb *l;
 	int rc, fresh;
 
 	*out = NULL;
@@ -184,17 +200,17 @@ ledger_open(struct ledger **out, const char *path, int create, int writable,
 	if ((rc = env_open(l, fresh, writable || fresh ? MDB_NOSYNC :
 	    MDB_RDONLY, err)) != 0 ||
 	    (writable && (rc = ledger_writer_start(l, err)) != 0)) {
-		ledger_close(l);
+		lmdb_close(&l->base);
 		return rc;
 	}
-	*out = l;
+	*out = &l->base;
 	return 0;
 }
 
 int
 ledger_check(const char *path, struct pa_err *err)
 {
-	struct ledger *l;
+	struct ledger_lmdb *l;
 	int rc;
 
 	if ((rc = statefile_there(path, 0, NOUN, err)) < 0)
@@ -202,15 +218,16 @@ ledger_check(const char *path, struct pa_err *err)
 	if ((rc = ledger_new(&l, path, 0, err)) != 0)
 		return rc;
 	rc = env_open(l, 0, MDB_RDONLY | MDB_NOLOCK, err);
-	ledger_close(l);
+	lmdb_close(&l->base);
 	return rc;
 }
 
-void
-ledger_close(struct ledger *l)
+/* lmdb_close - ledger_close() of the LMDB store */
+static void
+lmdb_close(struct ledger *base)
 {
-	if (l == NULL)
-		return;
+	struct ledger_lmdb *l = lmdb_ledger(base);
+
 	ledger_writer_stop(l);
 	if (l->env != NULL)
 		mdb_env_close(l->env);

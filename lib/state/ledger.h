@@ -13,6 +13,14 @@
  * full, ...), and the caller treats the message as one it cannot judge.
  * The reads see what has been committed.
  *
+ * A record ledger_record() accepted survives a crash or a power loss
+ * once the batch it is in is synced: at most LEDGER_GATHER_MS after it
+ * was accepted, while the store can be written, or when a ledger_sync()
+ * returns 0.  A crash therefore loses at most the records accepted in
+ * the last LEDGER_GATHER_MS.  A store that sends its records elsewhere
+ * (StateDatabase) keeps them in a local file synced on the same
+ * schedule, whether or not the far end answers.
+ *
  * The second copy of a Message-ID never replaces the first: each copy is
  * kept, numbered in arrival order (struct arrival's copy).
  *
@@ -37,6 +45,7 @@
 #define ARRIVAL_TEXT_MAX	256	/* author, subject, sender, list, key */
 #define ARRIVAL_TRAILERS_MAX	2048	/* the commit message's trailers */
 #define ARRIVAL_HEX_MAX		65	/* a SHA-256 in hex, NUL included */
+#define LEDGER_GATHER_MS	100	/* a batch gathers, then is synced */
 
 /* Each scheme's verdict as the header spells it ("pass", "none", ...). */
 #define ARRIVAL_VERDICT_MAX	24
@@ -140,7 +149,8 @@ int	ledger_record(struct ledger *, const struct arrival *a,
 	    struct pa_err *);
 /* ledger_sync - wait until what was queued before the call is committed */
 int	ledger_sync(struct ledger *, struct pa_err *);
-/* ledger_pending - the records queued and not yet committed */
+/* ledger_pending - the records queued (or in the journal of a database)
+   and not yet committed */
 size_t	ledger_pending(struct ledger *);
 
 /*
@@ -170,5 +180,11 @@ int	ledger_each(struct ledger *, time_t since, time_t until,
 /* ledger_habit - identity's habit into *out: 0, PA_ENOTFOUND */
 int	ledger_habit(struct ledger *, const char *identity, struct habit *out,
 	    struct pa_err *);
+
+/*
+ * ledger_reads_local - 1 when a read costs no round trip to another host
+ * (the LMDB file), 0 when it does (a database server)
+ */
+int	ledger_reads_local(const struct ledger *);
 
 #endif

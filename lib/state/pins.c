@@ -27,7 +27,7 @@
 
 #include <lmdb.h>
 
-#include "pins.h"
+#include "store-int.h"
 #include "statefile.h"
 #include "sig.h"
 
@@ -37,33 +37,54 @@
 #define PINS_MAPSIZE	((size_t)64 << 20)	/* some 200,000 pins */
 #define PINS_READERS	512
 
-struct pins {
+struct pins_lmdb {
+	struct pins		 base;		/* first: the handle */
 	MDB_env			*env;
 	MDB_dbi			 dbi;
 	char			*path;
 	atomic_int		 damaged;	/* the file was cut */
 };
 
-static int	 mdb_fail(const struct pins *, struct pa_err *, const char *,
-		    int);
-static int	 env_open(struct pins *, int, unsigned int, struct pa_err *);
-static int	 first_use(struct pins *, const char *, const char *, time_t,
-		    enum pin_seen *, struct pin *, struct pa_err *);
-static int	 get(struct pins *, const char *, struct pin *,
+static int	 lmdb_first_use(struct pins *, const char *, const char *,
+		    time_t, enum pin_seen *, struct pin *, struct pa_err *);
+static int	 lmdb_get(struct pins *, const char *, struct pin *,
 		    struct pa_err *);
-static int	 forget(struct pins *, const char *, struct pa_err *);
-static int	 each(struct pins *, int (*)(void *, const struct pin *),
+static int	 lmdb_forget(struct pins *, const char *, struct pa_err *);
+static int	 lmdb_each(struct pins *, int (*)(void *, const struct pin *),
 		    void *, struct pa_err *);
-static int	 intact(const struct pins *, struct pa_err *);
-static int	 make_magic(struct pins *, struct pa_err *);
-static int	 check_magic(struct pins *, struct pa_err *);
+static void	 lmdb_close(struct pins *);
+
+static const struct pins_ops lmdb_ops = {
+	.first_use = lmdb_first_use,
+	.get = lmdb_get,
+	.forget = lmdb_forget,
+	.each = lmdb_each,
+	.close = lmdb_close
+};
+
+#define lmdb_pins(base)	((struct pins_lmdb *)(void *)(base))
+
+static int	 mdb_fail(const struct pins_lmdb *, struct pa_err *, const char *,
+		    int);
+static int	 env_open(struct pins_lmdb *, int, unsigned int, struct pa_err *);
+static int	 first_use(struct pins_lmdb *, const char *, const char *, time_t,
+		    enum pin_seen *, struct pin *, struct pa_err *);
+static int	 get(struct pins_lmdb *, const char *, struct pin *,
+		    struct pa_err *);
+static int	 forget(struct pins_lmdb *, const char *, struct pa_err *);
+static int	 each(struct pins_lmdb *, int (*)(void *, const struct pin *),
+		    void *, struct pa_err *);
+static int	 intact(const struct pins_lmdb *, struct pa_err *);
+static int	 make_magic(struct pins_lmdb *, struct pa_err *);
+static int	 check_magic(struct pins_lmdb *, struct pa_err *);
 static int	 canon(const char *, char *, MDB_val *, struct pa_err *);
 static int	 decode(const MDB_val *, const MDB_val *, struct pin *);
 static void	 encode(unsigned char *, time_t, const char *, MDB_val *);
 
 /* mdb_fail - "WHAT pins at PATH: REASON"; PA_ERROR */
 static int
-mdb_fail(const struct pins *p, struct pa_err *err, const char *what, int rc)
+mdb_fail(const struct pins_lmdb *p, struct pa_err *err, const char *what,
+    int rc)
 {
 	if (intact(p, err) != 0)
 		return PA_ERROR;
@@ -78,7 +99,7 @@ mdb_fail(const struct pins *p, struct pa_err *err, const char *what, int rc)
  * read from it since is not to be believed
  */
 static int
-intact(const struct pins *p, struct pa_err *err)
+intact(const struct pins_lmdb *p, struct pa_err *err)
 {
 	if (!atomic_load(&p->damaged))
 		return 0;
@@ -93,7 +114,7 @@ intact(const struct pins *p, struct pa_err *err)
  * (fresh) or checked, this thread catching
  */
 static int
-env_open(struct pins *p, int fresh, unsigned int flags, struct pa_err *err)
+env_open(struct pins_lmdb *p, int fresh, unsigned int flags, struct pa_err *err)
 {
 	MDB_txn *txn;
 	int rc;
@@ -123,9 +144,9 @@ env_open(struct pins *p, int fresh, unsigned int flags, struct pa_err *err)
 
 /* pins_new - an unopened handle for path into *out */
 static int
-pins_new(struct pins **out, const char *path, struct pa_err *err)
+pins_new(struct pins_lmdb **out, const char *path, struct pa_err *err)
 {
-	struct pins *p;
+	struct pins_lmdb *p;
 
 	if ((p = calloc(1, sizeof(*p))) == NULL ||
 	    (p->path = strdup(path)) == NULL) {
@@ -133,6 +154,7 @@ pins_new(struct pins **out, const char *path, struct pa_err *err)
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}
+	p->base.ops = &lmdb_ops;
 	*out = p;
 	return 0;
 }
@@ -141,7 +163,7 @@ int
 pins_open(struct pins **out, const char *path, int create, int writable,
     struct pa_err *err)
 {
-	struct pins *p;
+	struct pins_lmdb *p;
 	int rc, fresh;
 
 	*out = NULL;
@@ -152,17 +174,17 @@ pins_open(struct pins **out, const char *path, int create, int writable,
 		return rc;
 	if ((rc = env_open(p, fresh, writable || fresh ? 0 : MDB_RDONLY,
 	    err)) != 0) {
-		pins_close(p);
+		lmdb_close(&p->base);
 		return rc;
 	}
-	*out = p;
+	*out = &p->base;
 	return 0;
 }
 
 int
 pins_check(const char *path, struct pa_err *err)
 {
-	struct pins *p;
+	struct pins_lmdb *p;
 	int rc;
 
 	if ((rc = statefile_there(path, 0, NOUN, err)) < 0)
@@ -170,15 +192,15 @@ pins_check(const char *path, struct pa_err *err)
 	if ((rc = pins_new(&p, path, err)) != 0)
 		return rc;
 	rc = env_open(p, 0, MDB_RDONLY | MDB_NOLOCK, err);
-	pins_close(p);
+	lmdb_close(&p->base);
 	return rc;
 }
 
-void
-pins_close(struct pins *p)
+static void
+lmdb_close(struct pins *base)
 {
-	if (p == NULL)
-		return;
+	struct pins_lmdb *p = lmdb_pins(base);
+
 	if (p->env != NULL)
 		mdb_env_close(p->env);
 	free(p->path);
@@ -187,7 +209,7 @@ pins_close(struct pins *p)
 
 /* make_magic - the mark of a pin store, in a file just made */
 static int
-make_magic(struct pins *p, struct pa_err *err)
+make_magic(struct pins_lmdb *p, struct pa_err *err)
 {
 	MDB_val k = { sizeof(MARK_NAME) - 1, MARK_NAME };
 	MDB_val v = { sizeof(PINS_MAGIC) - 1, PINS_MAGIC };
@@ -207,7 +229,7 @@ make_magic(struct pins *p, struct pa_err *err)
 
 /* check_magic - the file is a pin store: 0, else PA_ERROR */
 static int
-check_magic(struct pins *p, struct pa_err *err)
+check_magic(struct pins_lmdb *p, struct pa_err *err)
 {
 	MDB_val k = { sizeof(MARK_NAME) - 1, MARK_NAME }, v;
 	MDB_txn *txn;
@@ -280,7 +302,7 @@ decode(const MDB_val *k, const MDB_val *v, struct pin *out)
 
 /* first_use - pins_first_use(), its thread catching */
 static int
-first_use(struct pins *p, const char *identity, const char *key,
+first_use(struct pins_lmdb *p, const char *identity, const char *key,
     time_t now, enum pin_seen *seen, struct pin *pinned, struct pa_err *err)
 {
 	unsigned char buf[8 + PIN_KEY_MAX];
@@ -328,7 +350,7 @@ first_use(struct pins *p, const char *identity, const char *key,
 
 /* get - pins_get(), its thread catching */
 static int
-get(struct pins *p, const char *identity, struct pin *out,
+get(struct pins_lmdb *p, const char *identity, struct pin *out,
     struct pa_err *err)
 {
 	char name[PIN_IDENTITY_MAX];
@@ -357,7 +379,7 @@ get(struct pins *p, const char *identity, struct pin *out,
 
 /* forget - pins_forget(), its thread catching */
 static int
-forget(struct pins *p, const char *identity, struct pa_err *err)
+forget(struct pins_lmdb *p, const char *identity, struct pa_err *err)
 {
 	char name[PIN_IDENTITY_MAX];
 	MDB_val k;
@@ -384,7 +406,7 @@ forget(struct pins *p, const char *identity, struct pa_err *err)
 
 /* each - pins_each(), its thread catching */
 static int
-each(struct pins *p, int (*fn)(void *, const struct pin *), void *arg,
+each(struct pins_lmdb *p, int (*fn)(void *, const struct pin *), void *arg,
     struct pa_err *err)
 {
 	struct pin pin;
@@ -422,10 +444,11 @@ each(struct pins *p, int (*fn)(void *, const struct pin *), void *arg,
 	return stop;
 }
 
-int
-pins_first_use(struct pins *p, const char *identity, const char *key,
+static int
+lmdb_first_use(struct pins *base, const char *identity, const char *key,
     time_t now, enum pin_seen *seen, struct pin *pinned, struct pa_err *err)
 {
+	struct pins_lmdb *p = lmdb_pins(base);
 	int rc;
 
 	mapguard_catch(&p->damaged);
@@ -434,10 +457,11 @@ pins_first_use(struct pins *p, const char *identity, const char *key,
 	return rc;
 }
 
-int
-pins_get(struct pins *p, const char *identity, struct pin *out,
+static int
+lmdb_get(struct pins *base, const char *identity, struct pin *out,
     struct pa_err *err)
 {
+	struct pins_lmdb *p = lmdb_pins(base);
 	int rc;
 
 	mapguard_catch(&p->damaged);
@@ -446,9 +470,10 @@ pins_get(struct pins *p, const char *identity, struct pin *out,
 	return rc;
 }
 
-int
-pins_forget(struct pins *p, const char *identity, struct pa_err *err)
+static int
+lmdb_forget(struct pins *base, const char *identity, struct pa_err *err)
 {
+	struct pins_lmdb *p = lmdb_pins(base);
 	int rc;
 
 	mapguard_catch(&p->damaged);
@@ -457,10 +482,11 @@ pins_forget(struct pins *p, const char *identity, struct pa_err *err)
 	return rc;
 }
 
-int
-pins_each(struct pins *p, int (*fn)(void *, const struct pin *), void *arg,
+static int
+lmdb_each(struct pins *base, int (*fn)(void *, const struct pin *), void *arg,
     struct pa_err *err)
 {
+	struct pins_lmdb *p = lmdb_pins(base);
 	int rc;
 
 	mapguard_catch(&p->damaged);

@@ -10,6 +10,7 @@
 #include "ledger.h"
 #include "pins.h"
 #include "arrival.h"
+#include "statedb.h"
 #include "arrstats.h"
 
 #endif

@@ -89,9 +89,10 @@ first_use(const struct patatt_context *j, const struct patatt_sig *s,
     struct decision *c)
 {
 	struct pin pin;
+	struct pa_err why;
 
 	switch (j->tofu(j->tofu_arg, s->identity, s->offered,
-	    c->result == VERDICT_PASS, &pin)) {
+	    c->result == VERDICT_PASS, &pin, &why)) {
 	case TOFU_FIRST:
 		snprintf(c->tofu_key, sizeof(c->tofu_key), "%s", s->offered);
 		/* FALLTHROUGH */
@@ -113,8 +114,8 @@ first_use(const struct patatt_context *j, const struct patatt_sig *s,
 		break;
 	case TOFU_UNKNOWN:
 		c->result = VERDICT_TEMPERROR;
-		snprintf(c->reason, sizeof(c->reason), "the first-use keys "
-		    "cannot be read");
+		snprintf(c->reason, sizeof(c->reason), "the key pinned on "
+		    "first use could not be consulted: %.200s", why.msg);
 		break;
 	}
 }

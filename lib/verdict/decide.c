@@ -379,22 +379,23 @@ look_by_author(struct decider *d, struct candidate *best)
  */
 static enum tofu_seen
 first_key(void *arg, const char *identity, const char *key, int pin,
-    struct pin *pinned)
+    struct pin *pinned, struct pa_err *why)
 {
 	struct decider *d = arg;
 	enum pin_seen seen;
-	struct pa_err err;
 	int rc;
 
-	if (d->pins == NULL)
+	if (d->pins == NULL) {
+		pa_err_set(why, "the pins are not open (the log says why)");
 		return TOFU_UNKNOWN;
+	}
 	if (pin && d->record && d->has_patch && !d->temperror) {
 		rc = pins_first_use(d->pins, identity, key, d->now, &seen,
-		    pinned, &err);
+		    pinned, why);
 		if (rc == 0)
 			return seen == PIN_NEW ? TOFU_FIRST : seen == PIN_SAME ?
 			    TOFU_SAME : TOFU_OTHER;
-	} else if ((rc = pins_get(d->pins, identity, pinned, &err)) == 0)
+	} else if ((rc = pins_get(d->pins, identity, pinned, why)) == 0)
 		return strcmp(pinned->key, key) == 0 ? TOFU_SAME : TOFU_OTHER;
 	if (rc == PA_ENOTFOUND)
 		return TOFU_UNPINNED;	/* or never to be pinned */

@@ -238,9 +238,10 @@ enum tofu_seen {
  * What decide_patatt() needs to judge patatt signatures: the policy, the
  * keyring folders (to name key files within them), a GnuPG context for
  * the state of OpenPGP keys of the GnuPG home, the mail's author address
- * and its arrival (now), and for PatattTOFU a function that compares an identity's
- * offered key with its pin, and pins it when pin is set and the identity
- * has none (*pinned: the pin it has, when it has one).
+ * and its arrival (now), and for PatattTOFU a function that compares an
+ * identity's offered key with its pin, and pins it when pin is set and
+ * the identity has none (*pinned: the pin it has, when it has one; why:
+ * when the pin cannot be read, TOFU_UNKNOWN, why not).
  */
 struct patatt_report;
 struct patatt_context {
@@ -251,7 +252,7 @@ struct patatt_context {
 	time_t			 now;		/* the mail's arrival */
 	enum tofu_seen		(*tofu)(void *, const char *identity,
 				    const char *key, int pin,
-				    struct pin *pinned);
+				    struct pin *pinned, struct pa_err *why);
 	void			*tofu_arg;
 };
 

@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * pg-conn.c - the pool of connections to StateDatabase, each wait bounded,
+ * and the password kept out of every message (see pg-int.h).
+ *
+ * libpq's own connect_timeout counts whole seconds (two at least), and a
+ * message waits on us: the connection is made with PQconnectStart() and
+ * PQconnectPoll() under our own deadline, and each statement is sent
+ * and its answer read without blocking, under timeout_ms.  A password may
+ * come from the connection string or from libpq's passfile (~/.pgpass,
+ * or PGPASSFILE, or passfile= in the string); libpq does not repeat it,
+ * but a message naming the string could, so every message we pass on is
+ * scrubbed of it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pg-int.h"
+
+#define BACKOFF_MAX_SECONDS	30
+
+static long	 ms_left(const struct timespec *);
+static void	 deadline(struct timespec *, unsigned);
+static int	 wait_fd(PGconn *, short, const struct timespec *);
+static int	 conn_open(struct pgdb *, PGconn **, struct pa_err *);
+static void	 mark_away(struct pgdb *, const char *);
+static void	 parse_conninfo(struct pgdb *, const char *);
+static void	 last_line(char *, size_t, const char *);
+
+static void
+deadline(struct timespec *t, unsigned ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, t);
+	t->tv_sec += ms / 1000;
+	t->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (t->tv_nsec >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
+	}
+}
+
+/* ms_left - milliseconds until t, 0 when it is past */
+static long
+ms_left(const struct timespec *t)
+{
+	struct timespec now;
+	long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (long)(t->tv_sec - now.tv_sec) * 1000 +
+	    (t->tv_nsec - now.tv_nsec) / 1000000L;
+	return ms > 0 ? ms : 0;
+}
+
+/* wait_fd - conn's socket ready for events before t: 0, else -1 */
+static int
+wait_fd(PGconn *conn, short events, const struct timespec *t)
+{
+	struct pollfd pfd = { PQsocket(conn), events, 0 };
+	int rc;
+
+	if (pfd.fd < 0)
+		return -1;
+	do
+		rc = poll(&pfd, 1, (int)ms_left(t));
+	while (rc < 0 && errno == EINTR);
+	return rc > 0 ? 0 : -1;
+}
+
+/* last_line - libpq's message m, one line (its last), into out */
+static void
+last_line(char *out, size_t size, const char *m)
+{
+	size_t n;
+
+	while (*m == '\n' || *m == ' ')
+		m++;
+	snprintf(out, size, "%s", *m ? m : "no reason given");
+	for (n = strlen(out); n > 0 && (out[n - 1] == '\n' ||
+	    out[n - 1] == ' '); n--)
+		out[n - 1] = '\0';
+	for (n = 0; out[n] != '\0'; n++)
+		if (out[n] == '\n' || out[n] == '\t')
+			out[n] = ' ';
+}
+
+void
+pgdb_scrub(const struct pgdb *db, char *s)
+{
+	size_t n = strlen(db->secret);
+	char *p;
+
+	if (n == 0)
+		return;
+	while ((p = strstr(s, db->secret)) != NULL) {
+		memcpy(p, "***", 3);
+		memmove(p + 3, p + n, strlen(p + n) + 1);
+	}
+}
+
+int
+pgdb_fail(const struct pgdb *db, struct pa_err *err, const char *what,
+    const char *reason)
+{
+	char line[sizeof(err->msg)];
+
+	last_line(line, sizeof(line), reason);
+	pa_err_set(err, "%s the state database (%s): %s", what, db->where,
+	    line);
+	pgdb_scrub(db, err->msg);
+	return PA_ERROR;
+}
+
+/* parse_conninfo - db's password (to scrub) and where, from conninfo */
+static void
+parse_conninfo(struct pgdb *db, const char *conninfo)
+{
+	PQconninfoOption *opts, *o;
+	const char *dbname = NULL, *host = NULL;
+
+	if ((opts = PQconninfoParse(conninfo, NULL)) == NULL)
+		return;
+	for (o = opts; o->keyword != NULL; o++) {
+		if (o->val == NULL || o->val[0] == '\0')
+			continue;
+		if (strcmp(o->keyword, "password") == 0)
+			snprintf(db->secret, sizeof(db->secret), "%s",
+			    o->val);
+		else if (strcmp(o->keyword, "dbname") == 0)
+			dbname = o->val;
+		else if (strcmp(o->keyword, "host") == 0)
+			host = o->val;
+	}
+	snprintf(db->where, sizeof(db->where), "database %.60s on %.80s",
+	    dbname ? dbname : "(default)", host ? host : "(default host)");
+	PQconninfoFree(opts);
+}
+
+int
+pgdb_new(struct pgdb **out, const struct pa_config *cf,
+    const struct statedb_notice *notice, struct pa_err *err)
+{
+	struct pgdb *db;
+	char *why = NULL;
+	PQconninfoOption *opts;
+
+	*out = NULL;
+	if ((opts = PQconninfoParse(cf->state_database, &why)) == NULL) {
+		/* why may quote the string, and so the password */
+		PQfreemem(why);
+		pa_err_set(err, "StateDatabase is not a connection string "
+		    "or a postgresql:// URI that libpq reads");
+		return PA_ERROR;
+	}
+	PQconninfoFree(opts);
+	if ((db = calloc(1, sizeof(*db))) == NULL ||
+	    (db->conninfo = strdup(cf->state_database)) == NULL) {
+		free(db);
+		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
+		return PA_ENOMEM;
+	}
+	parse_conninfo(db, cf->state_database);
+	db->connect_ms = (unsigned)cf->state_database_connect_ms;
+	db->timeout_ms = (unsigned)cf->state_database_timeout_ms;
+	if (notice != NULL)
+		db->notice = *notice;
+	pthread_mutex_init(&db->lock, NULL);
+	*out = db;
+	return 0;
+}
+
+void
+pgdb_free(struct pgdb *db)
+{
+	if (db == NULL)
+		return;
+	while (db->n_idle > 0)
+		PQfinish(db->idle[--db->n_idle]);
+	pthread_mutex_destroy(&db->lock);
+	explicit_bzero(db->secret, sizeof(db->secret));
+	explicit_bzero(db->conninfo, strlen(db->conninfo));
+	free(db->conninfo);
+	free(db);
+}
+
+/* mark_away - the database counts as away for why (db->lock not held) */
+static void
+mark_away(struct pgdb *db, const char *why)
+{
+	int was;
+
+	pthread_mutex_lock(&db->lock);
+	was = db->away;
+	db->away = 1;
+	db->backoff = was ? (db->backoff * 2 > BACKOFF_MAX_SECONDS ?
+	    BACKOFF_MAX_SECONDS : db->backoff * 2) : 1;
+	deadline(&db->retry_at, db->backoff * 1000);
+	snprintf(db->why, sizeof(db->why), "%s", why);
+	while (db->n_idle > 0)
+		PQfinish(db->idle[--db->n_idle]);
+	pthread_mutex_unlock(&db->lock);
+	if (!was && db->notice.fn != NULL)
+		db->notice.fn(db->notice.arg, 0, why);
+}
+
+/* conn_open - a new connection, within connect_ms */
+static int
+conn_open(struct pgdb *db, PGconn **out, struct pa_err *err)
+{
+	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+	struct timespec t;
+	PGconn *conn;
+
+	deadline(&t, db->connect_ms);
+	if ((conn = PQconnectStart(db->conninfo)) == NULL) {
+		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
+		return PA_ENOMEM;
+	}
+	while (PQstatus(conn) != CONNECTION_BAD && st != PGRES_POLLING_OK &&
+	    st != PGRES_POLLING_FAILED) {
+		if (wait_fd(conn, st == PGRES_POLLING_READING ? POLLIN :
+		    POLLOUT, &t) != 0) {
+			PQfinish(conn);
+			pa_err_set(err, "cannot reach the state database (%s) "
+			    "within %u ms", db->where, db->connect_ms);
+			return PA_ERROR;
+		}
+		st = PQconnectPoll(conn);
+	}
+	if (st != PGRES_POLLING_OK || PQsetnonblocking(conn, 1) != 0) {
+		pgdb_fail(db, err, "cannot connect to", PQerrorMessage(conn));
+		PQfinish(conn);
+		return PA_ERROR;
+	}
+	*out = conn;
+	return 0;
+}
+
+int
+pgdb_get(struct pgdb *db, PGconn **out, struct pa_err *err)
+{
+	int rc, was;
+
+	pthread_mutex_lock(&db->lock);
+	if (db->away && ms_left(&db->retry_at) > 0) {
+		pa_err_set(err, "%s", db->why);
+		pthread_mutex_unlock(&db->lock);
+		return PA_ERROR;
+	}
+	if (db->n_idle > 0) {
+		*out = db->idle[--db->n_idle];
+		pthread_mutex_unlock(&db->lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&db->lock);
+	if ((rc = conn_open(db, out, err)) != 0) {
+		mark_away(db, err->msg);
+		return rc;
+	}
+	pthread_mutex_lock(&db->lock);
+	was = db->away;
+	db->away = 0;
+	db->backoff = 0;
+	pthread_mutex_unlock(&db->lock);
+	if (was && db->notice.fn != NULL)
+		db->notice.fn(db->notice.arg, 1, db->where);
+	return 0;
+}
+
+void
+pgdb_put(struct pgdb *db, PGconn *conn, int broken)
+{
+	char why[256];
+
+	if (conn == NULL)
+		return;
+	if (broken || PQstatus(conn) != CONNECTION_OK ||
+	    PQtransactionStatus(conn) != PQTRANS_IDLE) {
+		snprintf(why, sizeof(why), "the state database (%s) stopped "
+		    "answering", db->where);
+		PQfinish(conn);
+		if (broken)
+			mark_away(db, why);
+		return;
+	}
+	pthread_mutex_lock(&db->lock);
+	if (db->n_idle < PGDB_POOL_MAX) {
+		db->idle[db->n_idle++] = conn;
+		conn = NULL;
+	}
+	pthread_mutex_unlock(&db->lock);
+	PQfinish(conn);
+}
+
+/* collect - the answer to what was sent, read before t into *res */
+static int
+collect(PGconn *conn, const struct timespec *t, PGresult **res)
+{
+	PGresult *r;
+	int rc;
+
+	while ((rc = PQflush(conn)) > 0)
+		if (wait_fd(conn, POLLOUT | POLLIN, t) != 0 ||
+		    PQconsumeInput(conn) == 0)
+			return -1;
+	if (rc < 0)
+		return -1;
+	*res = NULL;
+	for (;;) {
+		while (PQisBusy(conn))
+			if (wait_fd(conn, POLLIN, t) != 0 ||
+			    PQconsumeInput(conn) == 0)
+				return -1;
+		if ((r = PQgetResult(conn)) == NULL)
+			return 0;
+		if (*res == NULL)
+			*res = r;
+		else
+			PQclear(r);
+	}
+}
+
+int
+pgdb_exec(struct pgdb *db, PGconn *conn, const char *sql, int n,
+    const char *const *params, unsigned timeout_ms, PGresult **res,
+    int *broken, struct pa_err *err)
+{
+	struct timespec t;
+	ExecStatusType st;
+
+	*res = NULL;
+	*broken = 0;
+	deadline(&t, timeout_ms);
+	/* without parameters, the simple protocol: several statements */
+	if ((params == NULL ? PQsendQuery(conn, sql) :
+	    PQsendQueryParams(conn, sql, n, NULL, params, NULL, NULL, 0)) ==
+	    0 || collect(conn, &t, res) != 0) {
+		PQclear(*res);
+		*res = NULL;
+		*broken = 1;
+		if (PQstatus(conn) == CONNECTION_OK && ms_left(&t) == 0)
+			pa_err_set(err, "the state database (%s) did not "
+			    "answer within %u ms", db->where, timeout_ms);
+		else
+			pgdb_fail(db, err, "lost", PQerrorMessage(conn));
+		return PA_ERROR;
+	}
+	st = *res ? PQresultStatus(*res) : PGRES_FATAL_ERROR;
+	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
+		return 0;
+	pgdb_fail(db, err, "an error from", *res ?
+	    PQresultErrorMessage(*res) : PQerrorMessage(conn));
+	PQclear(*res);
+	*res = NULL;
+	return PA_ERROR;
+}
+
+int
+pgdb_query(struct pgdb *db, const char *sql, int n,
+    const char *const *params, PGresult **res, struct pa_err *err)
+{
+	PGconn *conn;
+	int rc, broken;
+
+	*res = NULL;
+	if ((rc = pgdb_get(db, &conn, err)) != 0)
+		return rc;
+	rc = pgdb_exec(db, conn, sql, n, params, db->timeout_ms, res,
+	    &broken, err);
+	pgdb_put(db, conn, broken);
+	return rc;
+}

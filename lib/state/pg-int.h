@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * pg-int - the PostgreSQL stores behind pins.h and ledger.h, shared by
+ * their files: pg-conn.c (connections, timeouts, the password kept out of
+ * messages), pg-schema.c (the tables), pg-pins.c, pg-ledger.c (open,
+ * close, ledger_record into the journal), pg-journal.c (the local LMDB
+ * journal), pg-send.c (the thread that sends the journal) and pg-read.c.
+ *
+ * struct pgdb is a pool of connections to one database: a thread takes
+ * one for a statement or a transaction and gives it back.  Each wait is
+ * bounded: connect_ms to connect, timeout_ms for a statement's answer.
+ * A connection that fails is closed, the database counts as away, and for
+ * a backoff that doubles up to BACKOFF_MAX_SECONDS every use fails at
+ * once with the same reason; notice hears each change.
+ */
+#ifndef PA_PG_INT_H
+#define PA_PG_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <libpq-fe.h>
+
+#include "statedb.h"
+#include "store-int.h"
+
+#define PGDB_POOL_MAX		64	/* connections kept idle */
+#define PGDB_SECRET_MAX		256	/* a password that can be scrubbed */
+
+struct pgdb {
+	char			*conninfo;
+	char			 where[160];	/* "database D on H", no secret */
+	char			 secret[PGDB_SECRET_MAX];	/* "" none */
+	unsigned		 connect_ms, timeout_ms;
+	struct statedb_notice	 notice;
+	pthread_mutex_t		 lock;
+	PGconn			*idle[PGDB_POOL_MAX];
+	size_t			 n_idle;
+	int			 away;		/* the database is away */
+	struct timespec		 retry_at;	/* not tried before (monotonic) */
+	unsigned		 backoff;	/* seconds */
+	char			 why[256];	/* why it is away */
+};
+
+int	pgdb_new(struct pgdb **out, const struct pa_config *,
+	    const struct statedb_notice *, struct pa_err *);
+void	pgdb_free(struct pgdb *);
+/* pgdb_get - a connection (idle or new): 0, or PA_ERROR (err says why) */
+int	pgdb_get(struct pgdb *, PGconn **out, struct pa_err *);
+/* pgdb_put - conn back; broken: closed, and the database counts as away */
+void	pgdb_put(struct pgdb *, PGconn *, int broken);
+/*
+ * pgdb_exec - one statement with n text parameters (NULL: SQL NULL) on
+ * conn, waiting timeout_ms at most: its result in *res (the caller
+ * PQclear()s it) and 0, or PA_ERROR with err saying why and the
+ * connection to be put back broken (*broken) when it failed
+ */
+int	pgdb_exec(struct pgdb *, PGconn *, const char *sql, int n,
+	    const char *const *params, unsigned timeout_ms, PGresult **res,
+	    int *broken, struct pa_err *);
+/* pgdb_query - pgdb_exec on a connection of the pool */
+int	pgdb_query(struct pgdb *, const char *sql, int n,
+	    const char *const *params, PGresult **res, struct pa_err *);
+/* pgdb_fail - "WHAT the state database (WHERE): REASON" without secret */
+int	pgdb_fail(const struct pgdb *, struct pa_err *, const char *what,
+	    const char *reason);
+/* pgdb_scrub - every copy of the password in s replaced by "***" */
+void	pgdb_scrub(const struct pgdb *, char *s);
+
+/* pg-schema.c: the schema's version on conn into *version (0: none) */
+int	pg_schema_version(struct pgdb *, PGconn *, int *version,
+	    struct pa_err *);
+
+/*
+ * The local journal (pg-journal.c): an LMDB file of arrival records that
+ * wait to be sent, in the order put, each with a record id of its own
+ * (random, 32 hex digits) that makes a second sending of it a no-op.
+ */
+struct journal;
+
+struct journal_entry {
+	uint64_t	 seq;			/* order in the journal */
+	char		 record_id[33];
+	struct arrival	 a;
+};
+
+int	journal_open(struct journal **out, const char *path, struct pa_err *);
+void	journal_close(struct journal *);
+/* journal_put - a appended (on the disk at the next sync): its seq */
+int	journal_put(struct journal *, const struct arrival *a, uint64_t *seq,
+	    struct pa_err *);
+/* journal_sync - every entry put so far on the disk */
+int	journal_sync(struct journal *, struct pa_err *);
+/* journal_take - the first max entries (at most) into e, *n of them,
+   synced first */
+int	journal_take(struct journal *, struct journal_entry *e, size_t max,
+	    size_t *n, struct pa_err *);
+/* journal_remove - the n entries of e (sent) removed, the file synced */
+int	journal_remove(struct journal *, const struct journal_entry *e,
+	    size_t n, struct pa_err *);
+
+struct ledger_pg {
+	struct ledger		 base;		/* first: the handle */
+	struct pgdb		*db;
+	struct journal		*journal;	/* NULL: read-only */
+	unsigned		 retention_days;
+	/* the sender thread (pg-send.c) */
+	pthread_mutex_t		 lock;
+	pthread_cond_t		 wake;		/* to the sender */
+	pthread_cond_t		 done;		/* from the sender */
+	uint64_t		 put_seq;	/* the latest seq put */
+	uint64_t		 sent_seq;	/* all up to it are sent */
+	uint64_t		 failures;	/* batches that failed, ever */
+	struct pa_err		 fault;		/* the last failure's reason */
+	int			 stopping;
+	unsigned		 hurry;		/* ledger_sync()s waiting */
+	int			 sender_running;
+	pthread_t		 sender;
+};
+
+#define pg_ledger(base)	((struct ledger_pg *)(void *)(base))
+
+int	pg_sender_start(struct ledger_pg *, struct pa_err *);
+void	pg_sender_stop(struct ledger_pg *);
+/* the reads (pg-read.c), as ledger.h's */
+int	pg_ledger_by_message_id(struct ledger *, const char *, size_t,
+	    int (*)(void *, const struct arrival *), void *, struct pa_err *);
+int	pg_ledger_by_patch_id(struct ledger *, const char *,
+	    int (*)(void *, const struct arrival *), void *, struct pa_err *);
+int	pg_ledger_each(struct ledger *, time_t, time_t,
+	    int (*)(void *, const struct arrival *), void *, struct pa_err *);
+int	pg_ledger_habit(struct ledger *, const char *, struct habit *,
+	    struct pa_err *);
+/*
+ * pg_text - s as PostgreSQL text into out (size bytes): bytes that are
+ * not UTF-8 become '?', so that no record is refused for its encoding
+ */
+void	pg_text(char *out, size_t size, const char *s);
+
+/* The stores (pg-pins.c, pg-ledger.c) */
+int	pg_pins_open(struct pins **out, const struct pa_config *,
+	    const struct statedb_notice *, struct pa_err *);
+int	pg_ledger_open(struct ledger **out, const struct pa_config *,
+	    int writable, const struct statedb_notice *, struct pa_err *);
+
+#endif

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * pg-send.c - the thread that sends the journal's records to
+ * StateDatabase (see pg-int.h).
+ *
+ * A batch (up to BATCH_MAX records, gathered for LEDGER_GATHER_MS) is one
+ * transaction: each record inserted unless its record id is there
+ * already, the habit of each one inserted updated (the habit's row
+ * locked, so two nodes learning one identity at once take turns), records
+ * older than the retention removed.  Only after the commit are the records
+ * removed from the journal.  A batch that fails stays, and is tried
+ * again after RETRY_SECONDS; the database's own backoff (pg-conn.c) keeps
+ * the tries cheap while it is away.  Meanwhile the records put are
+ * synced into the journal as they would be sent, LEDGER_GATHER_MS after
+ * a batch's first: an outage does not widen what a power loss can take
+ * (ledger.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ledger-codec.h"
+#include "ledger-int.h"	/* ledger_msgid_hash() */
+#include "pg-int.h"
+
+#define BATCH_MAX	256
+#define RETRY_SECONDS	1
+#define PRUNE_MAX	256
+#define DAY		86400
+
+struct batch {
+	struct ledger_pg	*l;
+	PGconn			*conn;
+	int			 broken;
+	unsigned		 timeout_ms;
+	struct pa_err		*err;
+	char			(*text)[ARRIVAL_TRAILERS_MAX * 3];
+};
+
+#define TEXT_FIELDS	21
+#define PARAMS		(4 + TEXT_FIELDS)
+
+static const char insert_sql[] =
+	"INSERT INTO arrival (record_id, message_id, message_id_sha256, copy,"
+	" arrived, envelope_from, author, identity, subject, list_id,"
+	" has_patch, i, m, p, m_core, patch_id, trailers, result, v01,"
+	" patatt, key, signed_trusted, dkim, algo, selector, offered) "
+	"SELECT $1, $2, decode($3, 'hex'), coalesce((SELECT max(copy) FROM "
+	"arrival WHERE message_id_sha256 = decode($3, 'hex')), 0) + 1, "
+	"to_timestamp($4), $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, "
+	"$16, $17, $18, $19, $20, $21, $22, $23, $24, $25 "
+	"ON CONFLICT (record_id) DO NOTHING RETURNING copy";
+
+/* exec - sql in b's transaction: 0, or PA_ERROR (b->err says why) */
+static int
+exec(struct batch *b, const char *sql, int n, const char *const *params,
+    PGresult **res)
+{
+	PGresult *r;
+	int rc;
+
+	rc = pgdb_exec(b->l->db, b->conn, sql, n, params, b->timeout_ms, &r,
+	    &b->broken, b->err);
+	if (res != NULL)
+		*res = r;
+	else
+		PQclear(r);
+	return rc;
+}
+
+/* hex - n bytes of p in hex into out */
+static void
+hex(char *out, const unsigned char *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+/* learn - a's patch mail added to its identity's habit */
+static int
+learn(struct batch *b, const struct arrival *a)
+{
+	char ident[ARRIVAL_TEXT_MAX * 3], win[24], num[3][16], t[2][24];
+	const char *p[8];
+	struct habit_state hs;
+	PGresult *res;
+	int rc;
+
+	pg_text(ident, sizeof(ident), a->identity);
+	p[0] = ident;
+	if ((rc = exec(b, "SELECT key, recent, recent_signed, run, "
+	    "window_bits, coalesce(extract(epoch FROM first_signed)::bigint, "
+	    "0), coalesce(extract(epoch FROM last_signed)::bigint, 0) FROM "
+	    "habit WHERE identity = $1 FOR UPDATE", 1, p, &res)) != 0)
+		return rc;
+	memset(&hs, 0, sizeof(hs));
+	snprintf(hs.h.identity, sizeof(hs.h.identity), "%s", a->identity);
+	if (PQntuples(res) == 1) {
+		snprintf(hs.h.key, sizeof(hs.h.key), "%s",
+		    PQgetvalue(res, 0, 0));
+		hs.h.recent = (unsigned)strtoul(PQgetvalue(res, 0, 1), NULL, 10);
+		hs.h.recent_signed = (unsigned)strtoul(PQgetvalue(res, 0, 2),
+		    NULL, 10);
+		hs.h.run = (unsigned)strtoul(PQgetvalue(res, 0, 3), NULL, 10);
+		hs.window = (uint32_t)strtoull(PQgetvalue(res, 0, 4), NULL,
+		    10);
+		hs.h.first_signed = (time_t)strtoll(PQgetvalue(res, 0, 5),
+		    NULL, 10);
+		hs.h.last_signed = (time_t)strtoll(PQgetvalue(res, 0, 6),
+		    NULL, 10);
+	}
+	PQclear(res);
+	ledger_habit_add(&hs, a);
+	snprintf(num[0], sizeof(num[0]), "%u", hs.h.recent);
+	snprintf(num[1], sizeof(num[1]), "%u", hs.h.recent_signed);
+	snprintf(num[2], sizeof(num[2]), "%u", hs.h.run);
+	snprintf(win, sizeof(win), "%" PRIu32, hs.window);
+	snprintf(t[0], sizeof(t[0]), "%lld", (long long)hs.h.first_signed);
+	snprintf(t[1], sizeof(t[1]), "%lld", (long long)hs.h.last_signed);
+	p[1] = a->key[0] || hs.h.key[0] ? hs.h.key : "";
+	p[2] = num[0];
+	p[3] = num[1];
+	p[4] = num[2];
+	p[5] = win;
+	p[6] = hs.h.first_signed ? t[0] : NULL;
+	p[7] = hs.h.last_signed ? t[1] : NULL;
+	return exec(b, "INSERT INTO habit VALUES ($1, $2, $3, $4, $5, $6, "
+	    "to_timestamp($7), to_timestamp($8)) ON CONFLICT (identity) DO "
+	    "UPDATE SET key = $2, recent = $3, recent_signed = $4, run = $5, "
+	    "window_bits = $6, first_signed = to_timestamp($7), last_signed = "
+	    "to_timestamp($8)", 8, p, NULL);
+}
+
+/* texts - a's text fields as PostgreSQL text, into the params from 4 */
+static void
+texts(char (*buf)[ARRIVAL_TRAILERS_MAX * 3], const char **p,
+    const struct arrival *a)
+{
+	const char *f[] = { a->envelope_from, a->author, a->identity,
+		a->subject, a->list_id, NULL, a->i, a->m, a->p, a->m_core,
+		a->patch_id, a->trailers, a->result, a->v01, a->patatt,
+		a->key, NULL, a->dkim, a->algo, a->selector, a->offered };
+	size_t i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (f[i] != NULL) {
+			pg_text(buf[i], sizeof(buf[i]), f[i]);
+			p[4 + i] = buf[i];
+		}
+	p[9] = a->has_patch ? "t" : "f";
+	p[20] = a->signed_trusted ? "t" : "f";
+}
+
+/* put - e's record, and its habit when it is new */
+static int
+put(struct batch *b, const struct journal_entry *e)
+{
+	char msgid[ARRIVAL_MSGID_MAX * 3], sha[65], when[24];
+	unsigned char hash[32];
+	const char *p[PARAMS];
+	PGresult *res;
+	int rc, added;
+
+	if (ledger_msgid_hash(&e->a, hash) != 0) {
+		pa_err_set(b->err, "%s", pa_strerror(PA_ENOMEM));
+		return PA_ENOMEM;
+	}
+	hex(sha, hash, sizeof(hash));
+	pg_text(msgid, sizeof(msgid), e->a.message_id);
+	snprintf(when, sizeof(when), "%lld", (long long)e->a.arrived);
+	p[0] = e->record_id;
+	p[1] = msgid;
+	p[2] = sha;
+	p[3] = when;
+	texts(b->text, p, &e->a);
+	if ((rc = exec(b, insert_sql, PARAMS, p, &res)) != 0)
+		return rc;
+	added = PQntuples(res) == 1;
+	PQclear(res);
+	if (added && e->a.has_patch && e->a.identity[0] != '\0')
+		return learn(b, &e->a);
+	return 0;
+}
+
+/* prune - a bounded number of records older than the retention removed */
+static int
+prune(struct batch *b, time_t now)
+{
+	char cut[24], max[16];
+	const char *p[2] = { cut, max };
+
+	if (b->l->retention_days == 0)
+		return 0;
+	snprintf(cut, sizeof(cut), "%lld", (long long)(now -
+	    (time_t)b->l->retention_days * DAY));
+	snprintf(max, sizeof(max), "%d", PRUNE_MAX);
+	return exec(b, "DELETE FROM arrival WHERE id IN (SELECT id FROM "
+	    "arrival WHERE arrived < to_timestamp($1) LIMIT $2)", 2, p, NULL);
+}
+
+/* send_batch - the n entries of e in one transaction: 0, or PA_ERROR */
+static int
+send_batch(struct ledger_pg *l, const struct journal_entry *e, size_t n,
+    struct pa_err *err)
+{
+	struct batch b = { l, NULL, 0, l->db->timeout_ms * 10, err, NULL };
+	size_t i;
+	int rc;
+
+	if ((b.text = malloc(TEXT_FIELDS * sizeof(*b.text))) == NULL) {
+		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
+		return PA_ENOMEM;
+	}
+	if ((rc = pgdb_get(l->db, &b.conn, err)) != 0) {
+		free(b.text);
+		return rc;
+	}
+	rc = exec(&b, "BEGIN", 0, NULL, NULL);
+	for (i = 0; i < n && rc == 0; i++)
+		rc = put(&b, &e[i]);
+	if (rc == 0)
+		rc = prune(&b, time(NULL));
+	if (rc == 0)
+		rc = exec(&b, "COMMIT", 0, NULL, NULL);
+	else if (!b.broken)
+		exec(&b, "ROLLBACK", 0, NULL, NULL);
+	pgdb_put(l->db, b.conn, b.broken);
+	free(b.text);
+	return rc;
+}
+
+/* deadline - ms from now on the clock of the condition variables */
+static void
+deadline(struct timespec *until, long ms)
+{
+	clock_gettime(CLOCK_REALTIME, until);
+	until->tv_sec += ms / 1000;
+	until->tv_nsec += (ms % 1000) * 1000000L;
+	if (until->tv_nsec >= 1000000000L) {
+		until->tv_sec++;
+		until->tv_nsec -= 1000000000L;
+	}
+}
+
+/* gather - with l->lock held, let a batch gather for LEDGER_GATHER_MS */
+static void
+gather(struct ledger_pg *l)
+{
+	struct timespec until;
+
+	deadline(&until, LEDGER_GATHER_MS);
+	while (!l->stopping && l->hurry == 0 &&
+	    pthread_cond_timedwait(&l->wake, &l->lock, &until) != ETIMEDOUT)
+		;
+}
+
+/*
+ * await_retry - with l->lock held, after a batch failed: RETRY_SECONDS,
+ * or less when a ledger_sync() comes or the store closes; each batch put
+ * meanwhile synced into the journal LEDGER_GATHER_MS after its first
+ */
+static void
+await_retry(struct ledger_pg *l)
+{
+	struct timespec until, now;
+	struct pa_err err;
+	uint64_t synced = 0;	/* some put after the take may not be */
+	unsigned hurry = l->hurry;
+	int rc;
+
+	deadline(&until, RETRY_SECONDS * 1000);
+	while (!l->stopping && l->hurry <= hurry &&
+	    clock_gettime(CLOCK_REALTIME, &now) == 0 &&
+	    (now.tv_sec < until.tv_sec || (now.tv_sec == until.tv_sec &&
+	    now.tv_nsec < until.tv_nsec))) {
+		if (l->put_seq == synced) {
+			if (pthread_cond_timedwait(&l->wake, &l->lock,
+			    &until) == ETIMEDOUT)
+				break;
+			continue;
+		}
+		gather(l);
+		synced = l->put_seq;	/* each put before it is committed */
+		pthread_mutex_unlock(&l->lock);
+		rc = journal_sync(l->journal, &err);
+		pthread_mutex_lock(&l->lock);
+		if (rc != 0) {
+			l->failures++;
+			l->fault = err;
+			pthread_cond_broadcast(&l->done);
+			break;
+		}
+	}
+}
+
+/* send_once - one batch from the journal (l->lock not held): n sent */
+static int
+send_once(struct ledger_pg *l, struct journal_entry *e, size_t *n)
+{
+	struct pa_err err;
+	uint64_t before;
+	int rc;
+
+	pthread_mutex_lock(&l->lock);
+	before = l->put_seq;	/* all put by now are in what is taken */
+	pthread_mutex_unlock(&l->lock);
+	if ((rc = journal_take(l->journal, e, BATCH_MAX, n, &err)) == 0 &&
+	    *n > 0 && (rc = send_batch(l, e, *n, &err)) == 0)
+		rc = journal_remove(l->journal, e, *n, &err);
+	pthread_mutex_lock(&l->lock);
+	if (rc == 0) {
+		if (*n > 0)
+			l->sent_seq = e[*n - 1].seq;
+		else	/* nothing left: all put before the take is sent */
+			l->sent_seq = before;
+	} else {
+		l->failures++;
+		l->fault = err;
+	}
+	pthread_cond_broadcast(&l->done);
+	pthread_mutex_unlock(&l->lock);
+	return rc;
+}
+
+static void *
+sender(void *arg)
+{
+	struct ledger_pg *l = arg;
+	struct journal_entry *e;
+	size_t n;
+	int rc;
+
+	if ((e = malloc(BATCH_MAX * sizeof(*e))) == NULL)
+		return NULL;
+	for (;;) {
+		rc = send_once(l, e, &n);
+		pthread_mutex_lock(&l->lock);
+		if (l->stopping) {
+			pthread_mutex_unlock(&l->lock);
+			break;
+		}
+		if (rc != 0)
+			await_retry(l);
+		else if (n < BATCH_MAX) {
+			/* idle until a record comes, then let a batch gather */
+			while (!l->stopping && l->sent_seq >= l->put_seq &&
+			    l->hurry == 0)
+				pthread_cond_wait(&l->wake, &l->lock);
+			gather(l);
+		}
+		pthread_mutex_unlock(&l->lock);
+	}
+	free(e);
+	return NULL;
+}
+
+int
+pg_sender_start(struct ledger_pg *l, struct pa_err *err)
+{
+	int rc;
+
+	if ((rc = pthread_create(&l->sender, NULL, sender, l)) != 0) {
+		pa_err_set(err, "cannot start the sender of the arrival "
+		    "records: %s", strerror(rc));
+		return PA_ERROR;
+	}
+	l->sender_running = 1;
+	return 0;
+}
+
+/*
+ * pg_sender_stop - the sender ended after one more batch; what is not sent
+ * stays in the journal for the next start
+ */
+void
+pg_sender_stop(struct ledger_pg *l)
+{
+	if (!l->sender_running)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->stopping = 1;
+	pthread_cond_signal(&l->wake);
+	pthread_mutex_unlock(&l->lock);
+	pthread_join(l->sender, NULL);
+	l->sender_running = 0;
+}

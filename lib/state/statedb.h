@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * statedb - the pins and arrival records of several nodes in one
+ * PostgreSQL database (StateDatabase), and the stores opened as the
+ * configuration says: the files (PatattTOFUPins, StateFile) without it.
+ *
+ * The schema is made and migrated by statedb_init(); statedb_status()
+ * says whether it is the one this program reads.  With the database, the
+ * arrival records go first into a local journal beside StateFile
+ * (STATEFILE-outbox) and reach the database from there, once each.
+ * No message here names the connection string: a password in it, or in
+ * what libpq says, is never repeated.
+ *
+ * notice, when not NULL, is told when the database goes away (up 0, why)
+ * and when it is back (up 1): for the edge to log, once per change.
+ */
+#ifndef PA_STATEDB_H
+#define PA_STATEDB_H
+
+#include "ledger.h"
+#include "pins.h"
+
+#define STATEDB_VERSION		1	/* the schema this program reads */
+
+struct statedb_notice {
+	void	(*fn)(void *arg, int up, const char *why);
+	void	 *arg;
+};
+
+/*
+ * statedb_pins_open, statedb_ledger_open - the pins (PatattTOFU's) and
+ * the arrival records of cf, in StateDatabase when it is set, else in
+ * their files (as pins_open() and ledger_open() with create and
+ * writable).  The ledger is NULL with 0 when StateFile is off, except
+ * for reading the database (StateFile holds only its journal).
+ */
+int	statedb_pins_open(struct pins **out, const struct pa_config *cf,
+	    int create, int writable, const struct statedb_notice *,
+	    struct pa_err *);
+int	statedb_ledger_open(struct ledger **out, const struct pa_config *cf,
+	    int writable, const struct statedb_notice *, struct pa_err *);
+
+/*
+ * statedb_init - StateDatabase's schema made, or migrated to
+ * STATEDB_VERSION: 0 (*was: the version found, 0 none), PA_ERROR
+ */
+int	statedb_init(const struct pa_config *, int *was, struct pa_err *);
+/*
+ * statedb_status - StateDatabase reached and its schema version in
+ * *version: 0 when it is STATEDB_VERSION, PA_ENOTFOUND when it is
+ * another (0: no schema), PA_ERROR when the database cannot be reached
+ */
+int	statedb_status(const struct pa_config *, int *version,
+	    struct pa_err *);
+
+#endif

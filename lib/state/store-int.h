@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * store-int - what a store of pins or of arrival records provides behind
+ * pins.h and ledger.h: a table of operations, chosen when the store is
+ * opened (the LMDB files, pins.c and ledger*.c; PostgreSQL, pg*.c).
+ *
+ * A store's own struct begins with struct pins or struct ledger, whose
+ * ops point at its table; the public functions (store.c) call through
+ * it.  Each operation keeps the contract that pins.h or ledger.h gives
+ * the public function of its name.
+ */
+#ifndef PA_STORE_INT_H
+#define PA_STORE_INT_H
+
+#include "ledger.h"
+#include "pins.h"
+
+struct pins_ops {
+	int	(*first_use)(struct pins *, const char *, const char *, time_t,
+		    enum pin_seen *, struct pin *, struct pa_err *);
+	int	(*get)(struct pins *, const char *, struct pin *,
+		    struct pa_err *);
+	int	(*forget)(struct pins *, const char *, struct pa_err *);
+	int	(*each)(struct pins *, int (*)(void *, const struct pin *),
+		    void *, struct pa_err *);
+	void	(*close)(struct pins *);
+};
+
+struct pins {
+	const struct pins_ops	*ops;
+};
+
+struct ledger_ops {
+	int	(*record)(struct ledger *, const struct arrival *,
+		    struct pa_err *);
+	int	(*sync)(struct ledger *, struct pa_err *);
+	size_t	(*pending)(struct ledger *);
+	int	(*by_message_id)(struct ledger *, const char *, size_t,
+		    int (*)(void *, const struct arrival *), void *,
+		    struct pa_err *);
+	int	(*by_patch_id)(struct ledger *, const char *,
+		    int (*)(void *, const struct arrival *), void *,
+		    struct pa_err *);
+	int	(*each)(struct ledger *, time_t, time_t,
+		    int (*)(void *, const struct arrival *), void *,
+		    struct pa_err *);
+	int	(*habit)(struct ledger *, const char *, struct habit *,
+		    struct pa_err *);
+	void	(*close)(struct ledger *);
+	int	 local;		/* reads cost no round trip to another host */
+};
+
+struct ledger {
+	const struct ledger_ops	*ops;
+};
+
+#endif

@@ -1,0 +1,333 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# t-pg - the pins and arrival records in PostgreSQL (StateDatabase), on a
+# server of the test's own (tests/pg-lib.sh): db init and status, a
+# schema of another version, two processes racing for first pins (one
+# wins), records written and read back by patchattest
+# arrived and in SQL, the server stopped while records are written and
+# started again (every record once), patchattest stats from the database,
+# the milter with the server stopped (t-pg-away.lua: what could not be
+# consulted said in the reason), and the password in no output.
+# Skips without PostgreSQL.
+
+: "${srcdir:=.}"
+: "${top_builddir:=.}"
+. "$srcdir/tests/tap.sh"
+. "$srcdir/tests/pg-lib.sh"
+. "$srcdir/tests/patatt-lib.sh"
+srcdir=$(cd "$srcdir" && pwd)
+top_builddir=$(cd "$top_builddir" && pwd)
+PATCHATTEST=${PATCHATTEST:-$top_builddir/patchattest}
+RECORD="$top_builddir/tests/arrival-record"
+MILTER=${PATCHATTEST_MILTER:-$top_builddir/patchattest-milter}
+RACE="$top_builddir/tests/pin-race"
+workdir_make t-pg
+cd "$T" || exit 1
+
+pg_start
+case $? in
+1)	skip "PostgreSQL" "skipped: PostgreSQL is not installed"
+	tap_end
+	exit 0 ;;
+2)	setup 1 "a PostgreSQL of our own" "$T/pg/initdb.log" ;;
+esac
+
+cat >conf <<EOC
+StateFile $T/state.mdb
+StateDatabase $PG_CONNINFO
+ArrivalRetentionDays 0
+EOC
+out=$T/out.log
+
+"$PATCHATTEST" db status -c conf >>"$out" 2>&1
+expect "db status before init: no schema (1)" 1 $?
+"$PATCHATTEST" db init -c conf >>"$out" 2>&1
+expect "db init" 0 $?
+"$PATCHATTEST" db status -c conf >"$T/status" 2>&1
+expect "db status after init" "schema version 1: ok" "$(cat "$T/status")"
+"$PATCHATTEST" db init -c conf >>"$out" 2>&1
+expect "db init again: nothing to do" 0 $?
+
+pg_sql "UPDATE patchattest_schema SET version = 99" >/dev/null
+"$PATCHATTEST" db status -c conf >"$T/status" 2>&1
+expect "a schema of another version: status 1" 1 $?
+grep -q "schema version 99" "$T/status"
+ok $? "... and it says which"
+cat "$T/status" >>"$out"
+pg_sql "UPDATE patchattest_schema SET version = 1" >/dev/null
+
+# Two processes race for the first pins of 20 identities, each with its
+# own key: for each, exactly one pins, the other sees the winner's key.
+ids=$(seq -f 'racer%g@example.org' 1 20)
+rm -f go
+"$RACE" conf "$T/go" ed25519:keyA $ids >race-a 2>>"$out" &
+a=$!
+"$RACE" conf "$T/go" ed25519:keyB $ids >race-b 2>>"$out" &
+b=$!
+sleep 1
+: >go
+wait $a; ra=$?
+wait $b; rb=$?
+expect "two racers for the same first pins" "0 0" "$ra $rb"
+expect "... exactly one pin made for each identity" 20 \
+    "$(cat race-a race-b | grep -c ' new ')"
+expect "... the other saw another key pinned" 20 \
+    "$(cat race-a race-b | grep -c ' other ')"
+sort race-a >race-a.s
+sort race-b >race-b.s
+expect "... both read back the winner's key" 20 \
+    "$(join race-a.s race-b.s | awk '$3 == $5' | wc -l | tr -d ' ')"
+expect "... and the database has the winners" \
+    "$(awk '$2 == "new" { print $1, $3 }' race-a race-b | sort)" \
+    "$(pg_sql "SELECT identity || ' ' || key FROM pins WHERE identity LIKE 'racer%' ORDER BY 1" | sort)"
+echo "# wins: A $(grep -c ' new ' race-a), B $(grep -c ' new ' race-b)"
+
+# The seed series, each with a Message-ID.
+i=0
+for f in "$srcdir"/tests/fixtures/seeds/*; do
+	{
+		echo "From sender@example.org Mon Feb 24 21:13:00 2020"
+		echo "Message-ID: <s$i@seed.example>"
+		echo "To: list@example.org"
+		cat "$f"
+		echo
+	} >"s$i"
+	i=$((i + 1))
+done
+
+"$RECORD" "-c$T/conf" 1582578780 none s0 s1 s2 >>"$out" 2>&1
+expect "records written to the database" 0 $?
+expect "... each once, in SQL" 3 "$(pg_sql "SELECT count(*) FROM arrival")"
+expect "... by Message-ID, with the verdict" "none" \
+    "$(pg_sql "SELECT result FROM arrival WHERE message_id = 's1@seed.example'")"
+expect "... the journal emptied" 0 \
+    "$(test -f "$T/state.mdb-outbox" && echo 0 || echo missing)"
+"$PATCHATTEST" arrived -c conf s1 >"$T/arrived" 2>&1
+expect "patchattest arrived finds it in the database" 0 $?
+cat "$T/arrived" >>"$out"
+
+# The server stopped while records are written: they wait in the journal,
+# and reach the database once it is back, each once.
+pg_stop
+"$RECORD" "-c$T/conf" 1582578800 pass s3 s4 >"$T/down" 2>&1
+expect "records written while the database is away: kept, said" 1 $?
+cat "$T/down" >>"$out"
+expect "... none in the database yet" "" ""
+pg_restart
+"$RECORD" "-c$T/conf" 1582578900 pass s5 >>"$out" 2>&1
+expect "the database back: the journal sent" 0 $?
+expect "... every record once" 6 "$(pg_sql "SELECT count(*) FROM arrival")"
+expect "... copies numbered" 1 \
+    "$(pg_sql "SELECT max(copy) FROM arrival")"
+
+# The same Message-ID again: a second copy, not a record replaced.
+"$RECORD" "-c$T/conf" 1582579000 pass s1 >>"$out" 2>&1
+expect "a second copy of a Message-ID" 2 \
+    "$(pg_sql "SELECT max(copy) FROM arrival WHERE message_id = 's1@seed.example'")"
+
+# patchattest stats reads the database as it reads a StateFile: the same
+# records in both give the same report, the signature's algorithm,
+# selector and offered key included.
+nokey=nokey,ed25519-sha256,t1,AbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/abcd=
+"$RECORD" "-c$T/conf" 1583107200 "$nokey" s6 >>"$out" 2>&1
+# a habit: three patches signed by one key (s0 is the cover letter),
+# then one unsigned
+hab=-shab@example.org,ed25519/example.org/hab/t1
+"$RECORD" "$hab" "-c$T/conf" 1583107300 pass s0 s1 s2 s3 >>"$out" 2>&1
+"$RECORD" "-shab@example.org," "-c$T/conf" 1583107400 unsigned-by-signer \
+    s4 >>"$out" 2>&1
+expect "a habit learnt in the database" \
+    "ed25519/example.org/hab/t1 4 3" \
+    "$(pg_sql "SELECT key || ' ' || recent || ' ' || recent_signed FROM habit WHERE identity = 'hab@example.org'")"
+expect "a nokey record, with its signature's columns" \
+    "ed25519-sha256 t1" \
+    "$(pg_sql "SELECT algo || ' ' || selector FROM arrival WHERE result = 'nokey'")"
+{
+	"$RECORD" "$T/file.mdb" 1582578780 none s0 s1 s2 &&
+	"$RECORD" "$T/file.mdb" 1582578800 pass s3 s4 &&
+	"$RECORD" "$T/file.mdb" 1582578900 pass s5 &&
+	"$RECORD" "$T/file.mdb" 1582579000 pass s1 &&
+	"$RECORD" "$T/file.mdb" 1583107200 "$nokey" s6 &&
+	"$RECORD" "$hab" "$T/file.mdb" 1583107300 pass s0 s1 s2 s3 &&
+	"$RECORD" "-shab@example.org," "$T/file.mdb" 1583107400 \
+	    unsigned-by-signer s4
+} >>"$out" 2>&1
+setup $? "the same records in a StateFile" "$out"
+printf 'StateFile %s/file.mdb\n' "$T" >conf-file
+for how in text json; do
+	flag=; [ $how = json ] && flag=--json
+	"$PATCHATTEST" stats -c conf $flag >"stats-pg.$how" 2>>"$out"
+	expect "patchattest stats ($how) from the database" 0 $?
+	"$PATCHATTEST" stats -c conf-file $flag >"stats-file.$how" 2>>"$out"
+	sed -i "s|$T/file.mdb|StateDatabase|" "stats-file.$how"
+	cmp -s "stats-pg.$how" "stats-file.$how"
+	ok $? "... the same report as from the StateFile ($how)"
+done
+grep -q "^Arrival records in StateDatabase: 13," stats-pg.text
+ok $? "... 13 records, the database named without its string"
+grep -q "^ *1 .* hab@example.org  *ed25519/example.org/hab/t1" stats-pg.text
+ok $? "... the habitual signer now unsigned, with the habit read back"
+grep -q "^ *1 *2020-03-02T00:00:00Z .* AbCdEfGh" stats-pg.text
+ok $? "... the nokey signature with its key offered"
+sed 's/^/#   /' stats-pg.text
+
+# An unreachable database is said fast, without the password.
+printf 'StateFile %s/other.mdb\nStateDatabase host=%s/nowhere dbname=x user=pa password=%s\n' \
+    "$T" "$T" "$PG_PASSWORD" >conf-away
+"$PATCHATTEST" db status -c conf-away >>"$out" 2>&1
+expect "db status of a database away: 2" 2 $?
+
+# mkmail NAME SEED FROM: seed patch SEED (1-7) from FROM as data/NAME.raw
+mkmail() {
+	{
+		echo "Message-ID: <$1@pg.example>"
+		echo "From: $3"
+		sed -e '/^From: /d' -e '/^Message-ID: /d' \
+		    "$(ls "$srcdir"/tests/fixtures/seeds/* | sed -n "$2p")"
+	} >"data/$1.raw"
+}
+# milter NAME: a milter with the database, its socket $T/NAME.sock
+milter() {
+	cat >"$1.conf" <<EOC
+IndexPath $T/idx-$1
+StateFile $T/$1.mdb
+StateDatabase $PG_CONNINFO
+StateDatabaseConnectTimeout 3000
+PatattTOFU yes
+PatattKeyring $T/kr
+GnuPGHome $T/gnupg
+Socket unix:$T/$1.sock
+Syslog no
+LogLevel debug
+ArchiveRefresh 0
+EOC
+	[ "$(id -u)" -ne 0 ] || echo "UserID root" >>"$1.conf"
+	mkdir -p "idx-$1"
+	"$MILTER" -f -c "$1.conf" >"$1.log" 2>&1 &
+	eval "pid_$1=\$!"
+}
+# scenario LUA DEFINE...: miltertest runs tests/milter/LUA
+scenario() {
+	lua=$1
+	shift
+	miltertest -D HARNESS="$srcdir/tests/milter/harness.lua" \
+	    -D DATA="$T/data" "$@" -s "$srcdir/tests/milter/$lua" \
+	    >"$lua.out" 2>&1
+}
+
+# Two milters sharing the database, then the database away.  Keys made
+# by patatt: dev@example.org's in the keyring; new@example.net's offered
+# by the mail only, and another of new@example.net's.
+if command -v miltertest >/dev/null 2>&1 && patatt_setup "$T/dev" &&
+    patatt_setup "$T/new" && patatt_in_repo git config user.email \
+    new@example.net && patatt_setup "$T/new2" &&
+    patatt_in_repo git config user.email new@example.net; then
+	mkdir -p data kr gnupg && chmod 700 gnupg
+	cp -R "$T/dev/keyring/." kr/
+	# seed 1 is the cover letter
+	for i in 1 2 3; do
+		mkmail h$i $((i + 1)) "Dev Eloper <dev@example.org>"
+	done
+	mkmail u4 5 "Dev Eloper <dev@example.org>"
+	mkmail n5 6 "New Comer <new@example.net>"
+	mkmail n6 7 "New Comer <new@example.net>"
+	mkmail tofu 6 "New Comer <new@example.net>"
+	mkmail unsigned 7 "Other One <other@example.com>"
+	PATATT_DIR=$T/dev
+	for m in h1 h2 h3; do
+		patatt_sign data/$m.raw data/$m.eml
+		setup $? "$m signed by patatt" "$T/dev/sign.log"
+	done
+	PATATT_DIR=$T/new
+	patatt_sign data/n5.raw data/n5.eml
+	setup $? "n5 signed" "$T/new/sign.log"
+	patatt_sign data/tofu.raw data/tofu.eml
+	setup $? "tofu signed" "$T/new/sign.log"
+	PATATT_DIR=$T/new2
+	patatt_sign data/n6.raw data/n6.eml
+	setup $? "n6 signed by another key" "$T/new2/sign.log"
+	cp data/u4.raw data/u4.eml
+	cp data/unsigned.raw data/unsigned.eml
+	cat >wait-habit <<EOS
+#!/bin/sh
+for i in \$(seq 100); do
+	[ "\$(PGPASSWORD=$PG_PASSWORD "$PG_BIN/psql" -X -q -t -A -h "$PG_DIR" \\
+	    -U pa -d postgres -c "SELECT recent_signed FROM habit WHERE
+	    identity = 'dev@example.org'")" = 3 ] && exit 0
+	sleep 0.1
+done
+exit 1
+EOS
+	chmod +x wait-habit
+
+	milter a
+	milter b
+	trap 'kill -TERM $pid_a $pid_b 2>/dev/null; pg_stop; workdir_release' 0
+	scenario t-pg-shared.lua -D SOCK_A="unix:$T/a.sock" \
+	    -D SOCK_B="unix:$T/b.sock" -D WAIT_HABIT="$T/wait-habit"
+	ok $? "two milters sharing the database (t-pg-shared.lua)"
+	diag t-pg-shared.lua.out
+	"$PATCHATTEST" arrived -c a.conf data/h1.eml data/u4.eml >arrived-ab \
+	    2>&1
+	expect "patchattest arrived finds mail from either milter" 0 $?
+	diag arrived-ab
+
+	# The database away: a key only the mail offers cannot be judged
+	# under PatattTOFU (temperror: OnError), an unsigned patch keeps its
+	# verdict; each reason says what could not be consulted.
+	pg_stop
+	scenario t-pg-away.lua -D SOCK="unix:$T/a.sock"
+	ok $? "a milter with the database away (t-pg-away.lua)"
+	diag t-pg-away.lua.out
+	grep -q 'arrival records wait in the journal, until it is back' a.log
+	ok $? "... and its log says the database went away"
+	kill -TERM $pid_a $pid_b 2>/dev/null
+	wait $pid_a $pid_b 2>/dev/null
+	cat a.log b.log >>"$out"
+	pg_restart
+else
+	skip "two milters sharing the database" \
+	    "miltertest or patatt is not installed"
+	skip "a milter with the database away" \
+	    "miltertest or patatt is not installed"
+fi
+
+# patchattest-milter -n: the database unreachable, a schema of another
+# version
+# nconf FILE CONNINFO: a configuration -n accepts but for the database
+nconf() {
+	mkdir -p idx-n
+	printf '%s\n' "StateFile $T/n.mdb" "StateDatabase $2" "Syslog no" \
+	    "IndexPath $T/idx-n" "Socket unix:$T/n.sock" "UserID root" >"$1"
+}
+nconf conf-n-away "host=$T/nowhere dbname=x user=pa password=$PG_PASSWORD"
+"$MILTER" -n -c conf-n-away >n-away 2>&1
+rc=$?
+expect "milter -n, the database unreachable: refused" 1 "$((rc != 0))"
+grep -q 'state database' n-away
+ok $? "... and says so"
+diag n-away
+cat n-away >>"$out"
+nconf conf-n "$PG_CONNINFO"
+pg_sql "UPDATE patchattest_schema SET version = 7" >/dev/null
+"$MILTER" -n -c conf-n >n-schema 2>&1
+rc=$?
+pg_sql "UPDATE patchattest_schema SET version = 1" >/dev/null
+expect "milter -n, a schema of another version: refused" 1 \
+    "$((rc != 0))"
+grep -q 'schema version 7' n-schema
+ok $? "... and says which"
+diag n-schema
+cat n-schema >>"$out"
+"$MILTER" -n -c conf-n >n-ok 2>&1
+expect "milter -n, the database as it should be: accepted" 0 $?
+diag n-ok
+
+if grep -q -- "$PG_PASSWORD" "$out" "$T"/pg/server.log *.out; then
+	ok 1 "the password is in no output"
+	grep -- "$PG_PASSWORD" "$out" | sed 's/^/#   /'
+else
+	ok 0 "the password is in no output"
+fi
+
+tap_end
