@@ -444,7 +444,8 @@ main(int argc, char **argv)
 
 	parse_options(argc, argv, &o);
 	sbuf_init(&problems, 1 << 16);
-	if (setup_load(o.config, o.socket, &cf, &ra, &problems) != 0) {
+	if (setup_load(o.config, o.socket, o.check_only, &cf, &ra,
+	    &problems) != 0) {
 		fputs(problems.len ? problems.buf : "out of memory\n", stderr);
 		sbuf_release(&problems);
 		config_release(&cf);

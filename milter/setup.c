@@ -38,6 +38,7 @@ struct origin {
 	const struct pa_config	*cf;
 	const struct runas	*ra;
 	struct sbuf		*problems;
+	int			 check_only;	/* -n: say all that is wrong */
 };
 
 /* The setting a problem is about: a key, its value and its line. */
@@ -281,16 +282,20 @@ check_keyring(const struct origin *o, const struct setting *set,
 
 /*
  * check_database - StateDatabase reached, with the schema this program
- * reads (the value is not repeated: it may hold a password)
+ * reads (the value is not repeated: it may hold a password).  A database
+ * that cannot be reached stops only -n: a node that starts while it is
+ * away must still pass mail, as it does when the database goes away
+ * later (the log says so at the first message that needs it).
  */
 static void
 check_database(const struct origin *o, const struct pa_config *cf)
 {
 	struct setting set = setting(o, "StateDatabase", "(not shown)");
 	struct pa_err err;
-	int version;
+	int version, rc;
 
-	if (statedb_status(cf, &version, &err) != 0)
+	rc = statedb_status(cf, &version, &err);
+	if (rc != 0 && (rc != PA_ERROR || o->check_only))
 		problem(o, &set, "%s", err.msg);
 }
 
@@ -363,10 +368,10 @@ check_paths(const struct origin *o)
 }
 
 int
-setup_load(const char *file, const char *socket_arg, struct pa_config *cf,
-    struct runas *ra, struct sbuf *problems)
+setup_load(const char *file, const char *socket_arg, int check_only,
+    struct pa_config *cf, struct runas *ra, struct sbuf *problems)
 {
-	struct origin o = { file, socket_arg, cf, ra, problems };
+	struct origin o = { file, socket_arg, cf, ra, problems, check_only };
 	char *sock;
 
 	if (config_init(cf) != 0)

@@ -308,6 +308,22 @@ grep -q 'state database' n-away
 ok $? "... and says so"
 diag n-away
 cat n-away >>"$out"
+# ... but the milter starts with it: a node that boots while the database
+# is away passes mail (as t-pg-away shows of one where it went away)
+"$MILTER" -f -c conf-n-away >away-start.out 2>&1 &
+apid=$!
+i=0
+while [ ! -S "$T/n.sock" ] && kill -0 "$apid" 2>/dev/null &&
+    [ $i -lt 200 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+[ -S "$T/n.sock" ]
+ok $? "the milter starts while the database cannot be reached"
+kill -TERM "$apid" 2>/dev/null
+wait "$apid" 2>/dev/null
+diag away-start.out
+cat away-start.out >>"$out"
 nconf conf-n "$PG_CONNINFO"
 pg_sql "UPDATE patchattest_schema SET version = 7" >/dev/null
 "$MILTER" -n -c conf-n >n-schema 2>&1
