@@ -273,8 +273,9 @@ EOS
 	diag arrived-ab
 
 	# The database away: a key only the mail offers cannot be judged
-	# under PatattTOFU (temperror: OnError), an unsigned patch keeps its
-	# verdict; each reason says what could not be consulted.
+	# under PatattTOFU, nor an unsigned patch (whose author's habit is
+	# unknown): temperror, OnError's; each reason says what could not be
+	# consulted.
 	pg_stop
 	scenario t-pg-away.lua -D SOCK="unix:$T/a.sock"
 	ok $? "a milter with the database away (t-pg-away.lua)"

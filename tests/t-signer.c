@@ -224,10 +224,11 @@ test_minimum(void)
 
 	decider_use_ledger(dc, NULL, "the state file is damaged");
 	unsigned_from(&msg, FROM_ALICE);
-	tap_check_int(judge(&msg, &d, &a), VERDICT_NONE,
-	    "the ledger unreadable: the verdict without it");
+	tap_check_int(judge(&msg, &d, &a), VERDICT_TEMPERROR,
+	    "the ledger unreadable: a habit unknown, temperror (OnError)");
 	tap_check_str(d.reason, "signer memory could not be consulted: the "
-	    "state file is damaged", "... and the reason says so");
+	    "state file is damaged; without it: none",
+	    "... and the reason says why, and what it was otherwise");
 	decider_use_ledger(dc, NULL, NULL);
 	judge(&msg, &d, &a);
 	tap_check_str(d.reason, "", "signer memory off: nothing said");

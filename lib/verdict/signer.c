@@ -18,9 +18,11 @@
  * What stays: a pass (by any trusted key: a new key is not flagged), a
  * fail (a contradiction says more), stale and uidmismatch (a trusted key
  * signed it; they have their own actions), temperror.  Signer memory that
- * cannot be read changes no verdict: the reason says it was not
- * consulted.  (A record that cannot be written is the caller's fault to
- * handle, through OnError.)
+ * cannot be read (a damaged file, the state database away) makes a mail
+ * it would have judged temperror, OnError's to act on, as any fault of
+ * ours: a forger must not pass as merely unsigned because our store was
+ * away.  (A record that cannot be written is the caller's fault to
+ * handle, through OnError, too.)
  */
 #include "config.h"
 
@@ -118,14 +120,25 @@ breaks(const struct decision *out)
 	}
 }
 
-/* not_consulted - say in out's reason that signer memory was not read */
+/*
+ * not_consulted - signer memory could not be read (why): whether out
+ * breaks a habit is unknown, so the mail cannot be judged, a fault of
+ * ours that OnError acts on; the reason keeps what it was otherwise
+ */
 static void
 not_consulted(struct decision *out, const char *why)
 {
-	size_t n = strlen(out->reason);
+	char was[sizeof(out->reason)];
+	enum verdict otherwise = out->result;
 
-	snprintf(out->reason + n, sizeof(out->reason) - n, "%ssigner memory "
-	    "could not be consulted: %s", n ? "; " : "", why);
+	memcpy(was, out->reason, sizeof(was));
+	if (!out->has_patatt)
+		out->v01 = otherwise;	/* the 2020 scheme's own, kept */
+	out->result = VERDICT_TEMPERROR;
+	out->lasting = 0;
+	snprintf(out->reason, sizeof(out->reason), "signer memory could not "
+	    "be consulted: %.100s; without it: %.20s%s%.80s", why,
+	    verdict_name(otherwise), was[0] ? ", " : "", was);
 }
 
 void
