@@ -87,6 +87,11 @@ struct journal_entry {
 
 int	journal_open(struct journal **out, const char *path, struct pa_err *);
 void	journal_close(struct journal *);
+/*
+ * journal_left - the seq of the last entry put (*put) and the one before
+ * the first still there (*sent): entries leave from the front, once sent
+ */
+void	journal_left(struct journal *, uint64_t *put, uint64_t *sent);
 /* journal_put - a appended (on the disk at the next sync): its seq */
 int	journal_put(struct journal *, const struct arrival *a, uint64_t *seq,
 	    struct pa_err *);

@@ -130,6 +130,24 @@ journal_open(struct journal **out, const char *path, struct pa_err *err)
 }
 
 void
+journal_left(struct journal *j, uint64_t *put, uint64_t *sent)
+{
+	MDB_stat st;
+	MDB_txn *txn;
+	uint64_t left = 0;
+
+	if (mdb_txn_begin(j->env, NULL, MDB_RDONLY, &txn) == 0) {
+		if (mdb_stat(txn, j->dbi, &st) == 0)
+			left = st.ms_entries;
+		mdb_txn_abort(txn);
+	}
+	pthread_mutex_lock(&j->lock);
+	*put = j->next_seq - 1;
+	pthread_mutex_unlock(&j->lock);
+	*sent = *put > left ? *put - left : 0;
+}
+
+void
 journal_close(struct journal *j)
 {
 	if (j == NULL)

@@ -129,8 +129,11 @@ pg_ledger_open(struct ledger **out, const struct pa_config *cf,
 	pthread_cond_init(&l->done, NULL);
 	if ((rc = pgdb_new(&l->db, cf, notice, err)) == 0 && writable &&
 	    (rc = journal_path(path, sizeof(path), cf->state_file,
-	    err)) == 0 && (rc = journal_open(&l->journal, path, err)) == 0)
+	    err)) == 0 && (rc = journal_open(&l->journal, path, err)) == 0) {
+		/* what an earlier run left is waiting already */
+		journal_left(l->journal, &l->put_seq, &l->sent_seq);
 		rc = pg_sender_start(l, err);
+	}
 	if (rc != 0) {
 		close_ledger(&l->base);
 		return rc;
