@@ -227,7 +227,7 @@ test_minimum(void)
 	tap_check_int(judge(&msg, &d, &a), VERDICT_TEMPERROR,
 	    "the ledger unreadable: a habit unknown, temperror (OnError)");
 	tap_check_str(d.reason, "signer memory could not be consulted: the "
-	    "state file is damaged; without it: none",
+	    "state file is damaged; this one is unsigned",
 	    "... and the reason says why, and what it was otherwise");
 	decider_use_ledger(dc, NULL, NULL);
 	judge(&msg, &d, &a);

@@ -122,23 +122,23 @@ breaks(const struct decision *out)
 
 /*
  * not_consulted - signer memory could not be read (why): whether out
- * breaks a habit is unknown, so the mail cannot be judged, a fault of
- * ours that OnError acts on; the reason keeps what it was otherwise
+ * breaks a habit (how it would) is unknown, so the mail cannot be
+ * judged, a fault of ours that OnError acts on; the reason keeps what it
+ * was otherwise
  */
 static void
-not_consulted(struct decision *out, const char *why)
+not_consulted(struct decision *out, const char *how, const char *why)
 {
 	char was[sizeof(out->reason)];
-	enum verdict otherwise = out->result;
 
 	memcpy(was, out->reason, sizeof(was));
 	if (!out->has_patatt)
-		out->v01 = otherwise;	/* the 2020 scheme's own, kept */
+		out->v01 = out->result;	/* the 2020 scheme's own, kept */
 	out->result = VERDICT_TEMPERROR;
 	out->lasting = 0;
 	snprintf(out->reason, sizeof(out->reason), "signer memory could not "
-	    "be consulted: %.100s; without it: %.20s%s%.80s", why,
-	    verdict_name(otherwise), was[0] ? ", " : "", was);
+	    "be consulted: %.100s; this one is %s%s%.60s%s", why, how,
+	    was[0] ? " (" : "", was, was[0] ? ")" : "");
 }
 
 void
@@ -153,14 +153,14 @@ signer_memory(struct decider *d, struct decision *out)
 		return;
 	if (d->ledger == NULL) {
 		if (d->ledger_why != NULL)
-			not_consulted(out, d->ledger_why);
+			not_consulted(out, how, d->ledger_why);
 		return;
 	}
 	rc = ledger_habit(d->ledger, d->author_id, &h, &err);
 	if (rc == PA_ENOTFOUND)
 		return;
 	if (rc != 0) {
-		not_consulted(out, err.msg);
+		not_consulted(out, how, err.msg);
 		return;
 	}
 	if (h.recent_signed < (unsigned)d->cfg->signer_habit_minimum ||

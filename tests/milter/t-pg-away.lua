@@ -5,7 +5,7 @@
 -- (temperror, OnError's action, the reason saying that the pin could not
 -- be consulted and why); nor can an unsigned patch, whose author's habit
 -- is unknown (temperror, the reason saying that signer memory could not
--- be consulted, and that it was otherwise none).
+-- be consulted, and that the patch is unsigned).
 dofile(HARNESS)
 
 -- header(conn, what): the X-Patch-Attested the milter inserted, unfolded
@@ -30,7 +30,7 @@ run(function()
 	expect_accepted(res, "unsigned, database away")
 	v = header(conn, "unsigned, database away")
 	check(v:match("^temperror;") and v:match("signer memory could not " ..
-	    "be consulted: [^\"]*state database[^\"]*; without it: none"),
+	    "be consulted: [^\"]*state database[^\"]*; this one is unsigned"),
 	    "unsigned, database away: header %s", show(v))
 	mt.disconnect(conn)
 end)
