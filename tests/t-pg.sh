@@ -186,9 +186,11 @@ mkmail() {
 		    "$(ls "$srcdir"/tests/fixtures/seeds/* | sed -n "$2p")"
 	} >"data/$1.raw"
 }
-# milter NAME: a milter with the database, its socket $T/NAME.sock
+# milter NAME [LINE]: a milter with the database (and LINE in its
+# configuration), its socket $T/NAME.sock
 milter() {
 	cat >"$1.conf" <<EOC
+${2:-}
 IndexPath $T/idx-$1
 StateFile $T/$1.mdb
 StateDatabase $PG_CONNINFO
@@ -221,7 +223,9 @@ scenario() {
 if command -v miltertest >/dev/null 2>&1 && patatt_setup "$T/dev" &&
     patatt_setup "$T/new" && patatt_in_repo git config user.email \
     new@example.net && patatt_setup "$T/new2" &&
-    patatt_in_repo git config user.email new@example.net; then
+    patatt_in_repo git config user.email new@example.net &&
+    patatt_setup "$T/x" &&
+    patatt_in_repo git config user.email x@example.net; then
 	mkdir -p data kr gnupg && chmod 700 gnupg
 	cp -R "$T/dev/keyring/." kr/
 	# seed 1 is the cover letter
@@ -233,6 +237,7 @@ if command -v miltertest >/dev/null 2>&1 && patatt_setup "$T/dev" &&
 	mkmail n6 7 "New Comer <new@example.net>"
 	mkmail tofu 6 "New Comer <new@example.net>"
 	mkmail unsigned 7 "Other One <other@example.com>"
+	mkmail x7 3 "Dev Eloper <dev@example.org>"
 	PATATT_DIR=$T/dev
 	for m in h1 h2 h3; do
 		patatt_sign data/$m.raw data/$m.eml
@@ -243,6 +248,9 @@ if command -v miltertest >/dev/null 2>&1 && patatt_setup "$T/dev" &&
 	setup $? "n5 signed" "$T/new/sign.log"
 	patatt_sign data/tofu.raw data/tofu.eml
 	setup $? "tofu signed" "$T/new/sign.log"
+	PATATT_DIR=$T/x
+	patatt_sign data/x7.raw data/x7.eml
+	setup $? "x7 signed by x@example.net's key" "$T/x/sign.log"
 	PATATT_DIR=$T/new2
 	patatt_sign data/n6.raw data/n6.eml
 	setup $? "n6 signed by another key" "$T/new2/sign.log"
@@ -262,7 +270,7 @@ EOS
 
 	milter a
 	milter b
-	trap 'kill -TERM $pid_a $pid_b 2>/dev/null; pg_stop; workdir_release' 0
+	trap 'kill -TERM $pid_a $pid_b $pid_c 2>/dev/null; pg_stop; workdir_release' 0
 	scenario t-pg-shared.lua -D SOCK_A="unix:$T/a.sock" \
 	    -D SOCK_B="unix:$T/b.sock" -D WAIT_HABIT="$T/wait-habit"
 	ok $? "two milters sharing the database (t-pg-shared.lua)"
@@ -271,6 +279,38 @@ EOS
 	    2>&1
 	expect "patchattest arrived finds mail from either milter" 0 $?
 	diag arrived-ab
+
+	# What one message asks the database: statements on pins and
+	# habits, as the server logs them (the sender's, which learn
+	# habits FOR UPDATE and write them, left out)
+	pg_sql "ALTER SYSTEM SET log_statement = 'all'" >/dev/null &&
+	    pg_sql "SELECT pg_reload_conf()" >/dev/null
+	setup $? "the server logs each statement" "$out"
+	cat >trips <<EOS
+#!/bin/sh
+# trips start | trips N [TEXT]: N statements on pins and habits (none
+# with TEXT) logged since start; they are in $T/trips.out
+case \$1 in
+start)	wc -c <"$PG_DIR/server.log" >"$T/trips.at"
+	exit ;;
+esac
+tail -c +\$((\$(cat "$T/trips.at") + 1)) "$PG_DIR/server.log" |
+    grep -E '(statement|execute [^:]*): .*(FROM|INTO) (pins|habit)' |
+    grep -v 'FOR UPDATE' | grep -v 'INSERT INTO habit' >"$T/trips.out"
+[ "\$(wc -l <"$T/trips.out")" -eq "\$1" ] || exit 1
+[ -z "\$2" ] || ! grep -q "\$2" "$T/trips.out"
+EOS
+	chmod +x trips
+	milter c "UIDMatch strict"
+	scenario t-pg-trips.lua -D SOCK="unix:$T/c.sock" -D TRIPS="$T/trips"
+	ok $? "one statement per message (t-pg-trips.lua)"
+	diag t-pg-trips.lua.out
+	diag trips.out
+	kill -TERM $pid_c 2>/dev/null
+	wait $pid_c 2>/dev/null
+	cat c.log >>"$out"
+	pg_sql "ALTER SYSTEM RESET log_statement" >/dev/null &&
+	    pg_sql "SELECT pg_reload_conf()" >/dev/null
 
 	# The database away: a key only the mail offers cannot be judged
 	# under PatattTOFU, nor an unsigned patch (whose author's habit is

@@ -209,16 +209,22 @@ mark_away(struct pgdb *db, const char *why)
 		db->notice.fn(db->notice.arg, 0, why);
 }
 
-/* conn_open - a new connection, within connect_ms */
+/*
+ * conn_open - a new connection, within connect_ms; named patchattest in
+ * pg_stat_activity and the server's log unless the string names it
+ */
 static int
 conn_open(struct pgdb *db, PGconn **out, struct pa_err *err)
 {
+	const char *const keys[] = { "dbname", "fallback_application_name",
+		NULL };
+	const char *const values[] = { db->conninfo, "patchattest", NULL };
 	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
 	struct timespec t;
 	PGconn *conn;
 
 	deadline(&t, db->connect_ms);
-	if ((conn = PQconnectStart(db->conninfo)) == NULL) {
+	if ((conn = PQconnectStartParams(keys, values, 1)) == NULL) {
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}

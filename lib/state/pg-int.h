@@ -137,6 +137,14 @@ int	pg_ledger_each(struct ledger *, time_t, time_t,
 	    int (*)(void *, const struct arrival *), void *, struct pa_err *);
 int	pg_ledger_habit(struct ledger *, const char *, struct habit *,
 	    struct pa_err *);
+/* a habit's columns, as pg_habit_row() reads them from its col on */
+#define PG_HABIT_COLUMNS \
+	"key, recent, recent_signed, run, " \
+	"coalesce(extract(epoch FROM first_signed)::bigint, 0), " \
+	"coalesce(extract(epoch FROM last_signed)::bigint, 0)"
+/* pg_habit_row - row i of res, PG_HABIT_COLUMNS from col, into out */
+void	pg_habit_row(const PGresult *res, int i, int col,
+	    const char *identity, struct habit *out);
 /*
  * pg_text - s as PostgreSQL text into out (size bytes): bytes that are
  * not UTF-8 become '?', so that no record is refused for its encoding

@@ -185,6 +185,24 @@ pg_ledger_each(struct ledger *base, time_t since, time_t until,
 	    1, err);
 }
 
+void
+pg_habit_row(const PGresult *res, int i, int col, const char *identity,
+    struct habit *out)
+{
+	memset(out, 0, sizeof(*out));
+	snprintf(out->identity, sizeof(out->identity), "%s", identity);
+	field(out->key, sizeof(out->key), res, i, col);
+	out->recent = (unsigned)strtoul(PQgetvalue(res, i, col + 1), NULL,
+	    10);
+	out->recent_signed = (unsigned)strtoul(PQgetvalue(res, i, col + 2),
+	    NULL, 10);
+	out->run = (unsigned)strtoul(PQgetvalue(res, i, col + 3), NULL, 10);
+	out->first_signed = (time_t)strtoll(PQgetvalue(res, i, col + 4),
+	    NULL, 10);
+	out->last_signed = (time_t)strtoll(PQgetvalue(res, i, col + 5), NULL,
+	    10);
+}
+
 int
 pg_ledger_habit(struct ledger *base, const char *identity, struct habit *out,
     struct pa_err *err)
@@ -196,24 +214,13 @@ pg_ledger_habit(struct ledger *base, const char *identity, struct habit *out,
 
 	if (identity[0] == '\0' || strlen(identity) >= sizeof(out->identity))
 		return PA_ENOTFOUND;
-	if ((rc = pgdb_query(l->db, "SELECT key, recent, recent_signed, run, "
-	    "coalesce(extract(epoch FROM first_signed)::bigint, 0), "
-	    "coalesce(extract(epoch FROM last_signed)::bigint, 0) FROM habit "
+	if ((rc = pgdb_query(l->db, "SELECT " PG_HABIT_COLUMNS " FROM habit "
 	    "WHERE identity = $1", 1, p, &res, err)) != 0)
 		return rc;
-	if (PQntuples(res) != 1) {
-		PQclear(res);
-		return PA_ENOTFOUND;
-	}
-	memset(out, 0, sizeof(*out));
-	snprintf(out->identity, sizeof(out->identity), "%s", identity);
-	field(out->key, sizeof(out->key), res, 0, 0);
-	out->recent = (unsigned)strtoul(PQgetvalue(res, 0, 1), NULL, 10);
-	out->recent_signed = (unsigned)strtoul(PQgetvalue(res, 0, 2), NULL,
-	    10);
-	out->run = (unsigned)strtoul(PQgetvalue(res, 0, 3), NULL, 10);
-	out->first_signed = (time_t)strtoll(PQgetvalue(res, 0, 4), NULL, 10);
-	out->last_signed = (time_t)strtoll(PQgetvalue(res, 0, 5), NULL, 10);
+	if (PQntuples(res) == 1)
+		pg_habit_row(res, 0, 0, identity, out);
+	else
+		rc = PA_ENOTFOUND;
 	PQclear(res);
-	return 0;
+	return rc;
 }

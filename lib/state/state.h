@@ -9,6 +9,7 @@
 
 #include "ledger.h"
 #include "pins.h"
+#include "lookup.h"
 #include "arrival.h"
 #include "statedb.h"
 #include "arrstats.h"

@@ -13,6 +13,7 @@
 #define PA_STORE_INT_H
 
 #include "ledger.h"
+#include "lookup.h"
 #include "pins.h"
 
 struct pins_ops {
@@ -23,6 +24,13 @@ struct pins_ops {
 	int	(*forget)(struct pins *, const char *, struct pa_err *);
 	int	(*each)(struct pins *, int (*)(void *, const struct pin *),
 		    void *, struct pa_err *);
+	/*
+	 * lookup - state_lookup() in one read, the habit from the same
+	 * database's ledger (author NULL: none asked); NULL: a read of
+	 * each through get and the ledger
+	 */
+	void	(*lookup)(struct pins *, const char *const *, size_t,
+		    const char *, struct state_lookup *);
 	void	(*close)(struct pins *);
 };
 

@@ -53,6 +53,9 @@ struct decider {
 						   <addr>", or "" */
 	char			 author_id[ARRIVAL_TEXT_MAX];	/* its
 						   address, canonical, or "" */
+	/* what the message needs from the state (consult.c) */
+	int			 looked_up;	/* looked holds it */
+	struct state_lookup	 looked;
 };
 
 /*
@@ -65,5 +68,15 @@ void	signer_read(struct decider *d, const struct mailmsg *msg);
  * pass nor fail, against the habit of its author (see decide.h)
  */
 void	signer_memory(struct decider *d, struct decision *out);
+/*
+ * decider_state - the pins of the signers of the message decide_begin()
+ * took and, for a patch, its author's habit: read at the first call
+ */
+const struct state_lookup *decider_state(struct decider *d);
+/*
+ * decider_pin - identity's entry in decider_state(), or NULL when it is
+ * none of the message's signatures (it was not asked)
+ */
+struct lookup_pin *decider_pin(struct decider *d, const char *identity);
 
 #endif

@@ -374,14 +374,18 @@ look_by_author(struct decider *d, struct candidate *best)
 
 /*
  * first_key - PatattTOFU: key against identity's pin, pinned now when pin
- * is asked, the decider records and the message is a patch judged whole
- * (a cover letter or any other mail only reads the pins)
+ * is asked, the decider records, the message is a patch judged whole
+ * (a cover letter or any other mail only reads the pins) and identity
+ * has none; a pin already there is the one read with the message's
+ * other state (consult.c), so that only a first use writes
  */
 static enum tofu_seen
 first_key(void *arg, const char *identity, const char *key, int pin,
     struct pin *pinned, struct pa_err *why)
 {
 	struct decider *d = arg;
+	const struct state_lookup *looked;
+	struct lookup_pin *e;
 	enum pin_seen seen;
 	int rc;
 
@@ -389,14 +393,29 @@ first_key(void *arg, const char *identity, const char *key, int pin,
 		pa_err_set(why, "the pins are not open (the log says why)");
 		return TOFU_UNKNOWN;
 	}
-	if (pin && d->record && d->has_patch && !d->temperror) {
+	looked = decider_state(d);
+	if (looked->pins_rc != 0) {
+		*why = looked->pins_why;
+		return TOFU_UNKNOWN;
+	}
+	if ((e = decider_pin(d, identity)) == NULL)
+		rc = pins_get(d->pins, identity, pinned, why);
+	else if ((rc = e->rc) == 0)
+		*pinned = e->pin;
+	if (rc == 0)
+		return strcmp(pinned->key, key) == 0 ? TOFU_SAME : TOFU_OTHER;
+	if (rc == PA_ENOTFOUND && pin && d->record && d->has_patch &&
+	    !d->temperror) {
 		rc = pins_first_use(d->pins, identity, key, d->now, &seen,
 		    pinned, why);
+		if (rc == 0 && e != NULL) {
+			e->rc = 0;	/* a second signature of it sees it */
+			e->pin = *pinned;
+		}
 		if (rc == 0)
 			return seen == PIN_NEW ? TOFU_FIRST : seen == PIN_SAME ?
 			    TOFU_SAME : TOFU_OTHER;
-	} else if ((rc = pins_get(d->pins, identity, pinned, why)) == 0)
-		return strcmp(pinned->key, key) == 0 ? TOFU_SAME : TOFU_OTHER;
+	}
 	if (rc == PA_ENOTFOUND)
 		return TOFU_UNPINNED;	/* or never to be pinned */
 	return TOFU_UNKNOWN;
@@ -498,6 +517,7 @@ decide_begin(struct decider *d, const struct mailmsg *msg, time_t now)
 
 	d->now = now;
 	d->ix = NULL;
+	d->looked_up = 0;
 	d->temperror = d->patatt_failed = d->lasting = 0;
 	d->temperror_why[0] = '\0';
 	d->h.n = 0;

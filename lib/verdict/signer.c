@@ -145,9 +145,8 @@ void
 signer_memory(struct decider *d, struct decision *out)
 {
 	const char *how = breaks(out);
-	struct habit h;
-	struct pa_err err;
-	int rc;
+	const struct state_lookup *looked;
+	const struct habit *h;
 
 	if (how == NULL || d->author_id[0] == '\0')
 		return;
@@ -156,15 +155,16 @@ signer_memory(struct decider *d, struct decision *out)
 			not_consulted(out, how, d->ledger_why);
 		return;
 	}
-	rc = ledger_habit(d->ledger, d->author_id, &h, &err);
-	if (rc == PA_ENOTFOUND)
+	looked = decider_state(d);
+	if (looked->habit_rc == PA_ENOTFOUND)
 		return;
-	if (rc != 0) {
-		not_consulted(out, how, err.msg);
+	if (looked->habit_rc != 0) {
+		not_consulted(out, how, looked->habit_why.msg);
 		return;
 	}
-	if (h.recent_signed < (unsigned)d->cfg->signer_habit_minimum ||
-	    2 * h.recent_signed < h.recent)
+	h = &looked->habit;
+	if (h->recent_signed < (unsigned)d->cfg->signer_habit_minimum ||
+	    2 * h->recent_signed < h->recent)
 		return;
 	if (!out->has_patatt)
 		out->v01 = out->result;	/* the 2020 scheme's own, kept */
@@ -172,5 +172,5 @@ signer_memory(struct decider *d, struct decision *out)
 	out->differs = 0;
 	snprintf(out->reason, sizeof(out->reason), "%.60s signed %u of its "
 	    "last %u patches with %.80s; this one is %s", d->author_id,
-	    h.recent_signed, h.recent, h.key, how);
+	    h->recent_signed, h->recent, h->key, how);
 }

@@ -414,6 +414,20 @@ function verdict(conn, res, what)
 	return h.value
 end
 
+-- through(sock, name): DATA/name.eml sent to the milter at sock (SOCK
+-- from then on) on a connection of its own, accepted; its X-Patch-Attested
+-- header, unfolded
+function through(sock, name)
+	SOCK = sock
+	local conn = connect()
+	local res = send(conn, mail(name))
+	expect_accepted(res, name)
+	local v = mt.getheader(conn, HDR, 0)
+	check(v ~= nil, "%s: no %s header", name, HDR)
+	mt.disconnect(conn)
+	return unfold(v)
+end
+
 -- expect_verdict(conn, res, name, what): the header equals the one
 -- patchattest check --header gives for DATA/name.eml
 function expect_verdict(conn, res, name, what)

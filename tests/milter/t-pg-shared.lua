@@ -9,18 +9,6 @@
 -- identity with another key through B then fails.
 dofile(HARNESS)
 
--- through(sock, name): mail name sent to the milter at sock, its header
-local function through(sock, name)
-	SOCK = sock
-	local conn = connect()
-	local res = send(conn, mail(name))
-	expect_accepted(res, name)
-	local v = mt.getheader(conn, HDR, 0)
-	check(v ~= nil, "%s: no %s header", name, HDR)
-	mt.disconnect(conn)
-	return unfold(v)
-end
-
 run(function()
 	for _, name in ipairs({ "h1", "h2", "h3" }) do
 		local v = through(SOCK_A, name)
