@@ -14,6 +14,12 @@
 #             (with the built programs in place of /usr/sbin, /usr/bin)
 #   index     the index timer's service command, run against the Debian
 #             package's configuration (no Archive), succeeds
+#   keyring   the keyring timer's pull script, run against a local bare
+#             repository, fast-forwards and names old..new and the key
+#             files changed, refuses history that does not continue the
+#             clone's and leaves it as it was, checks the new tip's
+#             signature when asked, and without a clone says that there
+#             is nothing to pull and succeeds
 #   agree     the README's Postfix lines, contrib/postfix/main.cf, the
 #             manual's POSTFIX section and the Debian package's Socket
 #             name the same milter
@@ -137,15 +143,17 @@ else
 	# verify insists that ExecStart's program exists: the built ones
 	# stand in for the installed paths.
 	mkdir "$T/units"
-	for u in patchattest-milter.service patchattest-index.service \
-	    patchattest-index.timer; do
+	units="patchattest-milter.service patchattest-index.service
+	    patchattest-index.timer patchattest-keyring.service
+	    patchattest-keyring.timer"
+	for u in $units; do
 		sed -e "s|/usr/sbin/patchattest-milter|$PATCHATTEST_MILTER|g" \
 		    -e "s|/usr/bin/patchattest |$PATCHATTEST |g" \
+		    -e "s|/usr/libexec/patchattest/|$contrib/|g" \
 		    "$contrib/systemd/$u" >"$T/units/$u"
 	done
 	(cd "$T/units" && systemd-analyze verify --man=no \
-	    ./patchattest-milter.service ./patchattest-index.service \
-	    ./patchattest-index.timer) >"$T/verify.out" 2>&1
+	    $(printf './%s ' $units)) >"$T/verify.out" 2>&1
 	ok $? "systemd: systemd-analyze verify accepts the units"
 	diag "$T/verify.out"
 	m=$contrib/systemd/patchattest-milter.service
@@ -158,6 +166,11 @@ else
 	    "systemd: indexing is a oneshot"
 	has "$contrib/systemd/patchattest-index.timer" "Persistent=true" \
 	    "systemd: the timer makes up missed runs"
+	has "$contrib/systemd/patchattest-keyring.service" "User=patchattest" \
+	    "systemd: the keyring is pulled as the milter's user"
+	has "$contrib/systemd/patchattest-keyring.service" \
+	    "ExecStart=/usr/libexec/patchattest/patchattest-keyring-pull /var/lib/patchattest/pgpkeys" \
+	    "systemd: the keyring service pulls the README's clone"
 fi
 
 # --- index ---------------------------------------------------------------
@@ -195,6 +208,102 @@ else
 	ok $? "index: it says that no Archive is configured"
 	[ -d "$T/state/index" ]
 	ok $? "index: the index is there for what the milter learns"
+fi
+
+# --- keyring -------------------------------------------------------------
+# patchattest-keyring.service's script against a clone of a local bare
+# repository laid out as pgpkeys.git is, with the service's argument
+# replaced by the clone's path.
+pull=$contrib/patchattest-keyring-pull
+if ! command -v git >/dev/null 2>&1 || ! command -v gpg >/dev/null 2>&1; then
+	skip "keyring" "git or gpg is not installed"
+else
+	export GIT_CONFIG_NOSYSTEM=1 HOME="$T/home" GNUPGHOME="$T/gnupg-git"
+	mkdir -p "$HOME" && mkdir -m 700 "$GNUPGHOME"
+	git config --global user.name "Keyring Maintainer"
+	git config --global user.email keys@example.org
+	git config --global init.defaultBranch master
+	up=$T/upstream
+	# commit_keys MESSAGE [GIT-COMMIT-OPTION...]: commit what $up/work
+	# holds and push it to the bare repository
+	commit_keys() {
+		_m=$1
+		shift
+		git -C "$up/work" add -A &&
+		git -C "$up/work" commit -q "$@" -m "$_m" &&
+		git -C "$up/work" push -q -f origin HEAD:master 2>/dev/null
+	}
+	kr=$up/work/.keyring/openpgp/example.org
+	git init -q --bare "$up/bare.git" &&
+	git clone -q "$up/bare.git" "$up/work" 2>/dev/null &&
+	mkdir -p "$kr/alice" && echo alice-1 >"$kr/alice/default" &&
+	echo readme >"$up/work/README" && commit_keys "alice" &&
+	git clone -q "$up/bare.git" "$T/clone" &&
+	mkdir -p "$kr/bob" && echo bob-1 >"$kr/bob/default" &&
+	echo alice-2 >"$kr/alice/default" && echo readme-2 >"$up/work/README" &&
+	commit_keys "bob, and alice's new subkey"
+	setup $? "keyring: a bare repository with two commits and a clone of the first" /dev/null
+	old=$(git -C "$T/clone" rev-parse HEAD)
+	new=$(git -C "$up/work" rev-parse HEAD)
+
+	"$pull" "$T/clone" >"$T/pull1.out" 2>&1
+	ok $? "keyring: the pull exits 0"
+	expect "keyring: it fast-forwards to the new commit" "$new" \
+	    "$(git -C "$T/clone" rev-parse HEAD)"
+	expect "keyring: it logs old..new and the key files changed" \
+	    "patchattest-keyring-pull: $T/clone: $old..$new, key files changed: 2" \
+	    "$(cat "$T/pull1.out")"
+	"$pull" "$T/clone" >"$T/pull2.out" 2>&1
+	ok $? "keyring: a pull with nothing new exits 0"
+	expect "keyring: it says that the clone is up to date" \
+	    "patchattest-keyring-pull: $T/clone: up to date at $new" \
+	    "$(cat "$T/pull2.out")"
+
+	# Upstream history rewritten: the last commit replaced.
+	git -C "$up/work" reset -q --hard HEAD~1 &&
+	echo mallory >"$kr/alice/default" && commit_keys "alice, rewritten"
+	setup $? "keyring: upstream history rewritten" /dev/null
+	"$pull" "$T/clone" >"$T/pull3.out" 2>&1
+	expect "keyring: a pull that is no fast-forward exits 1" 1 $?
+	expect "keyring: the clone stays at its commit" "$new" \
+	    "$(git -C "$T/clone" rev-parse HEAD)"
+	expect "keyring: and its files as they were" "alice-2" \
+	    "$(cat "$T/clone/.keyring/openpgp/example.org/alice/default")"
+	expect "keyring: the clone has no changes" "" \
+	    "$(git -C "$T/clone" status --porcelain)"
+	grep -qxF "patchattest-keyring-pull: $T/clone: pull refused or failed; left at $new" \
+	    "$T/pull3.out"
+	ok $? "keyring: it says so, and where the clone stays"
+	diag "$T/pull3.out"
+
+	# --verify-signatures: a tip signed by a key of GNUPGHOME is taken,
+	# an unsigned one is not.
+	git -C "$T/clone" reset -q --hard "$old"
+	git -C "$up/work" reset -q --hard "$old"
+	gpg --batch --quiet --passphrase '' --quick-gen-key \
+	    "Keyring Maintainer <keys@example.org>" ed25519 sign never \
+	    2>"$T/gpg.err"
+	setup $? "keyring: a signing key for the keyring's commits" "$T/gpg.err"
+	echo carol-1 >"$kr/alice/default" && commit_keys "signed" -S
+	setup $? "keyring: a signed commit upstream" /dev/null
+	signed=$(git -C "$up/work" rev-parse HEAD)
+	"$pull" --verify-signatures "$T/clone" >"$T/pull4.out" 2>&1
+	ok $? "keyring: --verify-signatures takes a signed tip"
+	expect "keyring: the clone is at the signed commit" "$signed" \
+	    "$(git -C "$T/clone" rev-parse HEAD)"
+	diag "$T/pull4.out"
+	echo dave-1 >"$kr/alice/default" && commit_keys "unsigned"
+	"$pull" --verify-signatures "$T/clone" >"$T/pull5.out" 2>&1
+	expect "keyring: --verify-signatures refuses an unsigned tip" 1 $?
+	expect "keyring: the clone stays at the signed commit" "$signed" \
+	    "$(git -C "$T/clone" rev-parse HEAD)"
+	gpgconf --kill all 2>/dev/null
+
+	"$pull" "$T/none" >"$T/pull6.out" 2>&1
+	ok $? "keyring: without a clone the service exits 0"
+	expect "keyring: and says that there is nothing to pull" \
+	    "patchattest-keyring-pull: no keyring at $T/none; nothing to pull" \
+	    "$(cat "$T/pull6.out")"
 fi
 
 # --- agree ---------------------------------------------------------------
