@@ -27,6 +27,7 @@
 #   pf_send_local FILE    one message through sendmail(1), pickup and
 #                         cleanup (non_smtpd_milters)
 #   pf_chrooted NAME      0 when its process NAME (smtpd...) is chrooted
+#   procs_in DIR          pids of the processes whose working folder is DIR
 #   pf_stop               stop it; wait until every process it started
 #                         is gone
 #   pf_send FILE          one message with swaks (dialogue in FILE.smtp)
@@ -254,16 +255,21 @@ EOF
 	fi
 }
 
-# pf_procs - pids of the processes working in our queue (Linux /proc),
-# also when the queue was removed under them
-pf_procs() {
+# procs_in DIR - pids of the processes working in DIR (Linux /proc), also
+# when DIR was removed under them
+procs_in() {
 	for _p in /proc/[0-9]*; do
 		case $(readlink "$_p/cwd" 2>/dev/null) in
-		"$PF_DIR/spool" | "$PF_DIR/spool (deleted)")
+		"$1" | "$1 (deleted)")
 			echo "${_p#/proc/}" ;;
 		esac
 	done
 	return 0
+}
+
+# pf_procs - pids of the processes working in our queue
+pf_procs() {
+	procs_in "$PF_DIR/spool"
 }
 
 # pf_chrooted NAME: 0 when a process NAME of our Postfix runs chrooted

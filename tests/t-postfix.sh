@@ -58,123 +58,14 @@ Syslog no
 EOF
 
 # --- the messages ----------------------------------------------------------
-# Each gets a Message-ID of its own by which its delivered copy is found.
-mkdir "$T/msg"
-# mkmsg NAME FILE: FILE with a Message-ID header on top, as $T/msg/NAME
-mkmsg() {
-	{ printf 'Message-ID: <%s@t-postfix.test>\n' "$1"; cat "$2"; } \
-	    >"$T/msg/$1"
+. "$srcdir/tests/mta-lib.sh"
+MSG_TAG=t-postfix.test
+# virtual(8) puts these above ours
+MTA_ABOVE='Return-Path|X-Original-To|Delivered-To'
+mail_files() {
+	find "$PF_MAILDIR/new" "$PF_MAILDIR/cur" -type f 2>/dev/null
 }
-# forge NAME FILE: mkmsg, plus three forged X-Patch-Attested headers in
-# three spellings: on top, after Subject and at the end of the header
-forge() {
-	mkmsg "$1" "$2"
-	awk 'NR == 1 { print "X-Patch-Attested: pass; attid=bogus-1" }
-	    !body && /^$/ { print "X-PATCH-ATTESTED: pass; attid=bogus-3";
-		body = 1 }
-	    { print }
-	    !body && /^Subject:/ {
-		print "x-patch-attested: pass; attid=bogus-2" }' \
-	    "$T/msg/$1" >"$T/msg/$1.tmp" && mv "$T/msg/$1.tmp" "$T/msg/$1"
-}
-for f in "$seeds"/00[1-7]-*; do
-	b=$(basename "$f")
-	mkmsg "seed-${b%%-*}" "$f"
-done
-sed 's/^Add a table to document/Add a tabel to document/' \
-    "$seeds"/002-*.patch >"$T/tampered.eml"
-mkmsg tampered "$T/tampered.eml"
-mkmsg unattested "$srcdir/tests/fixtures/mail/break-diff-u.eml"
-forge forged-none "$srcdir/tests/fixtures/mail/break-diff-u.eml"
-forge forged-pass "$seeds"/004-*.patch
-printf 'From: Someone <someone@example.org>\nSubject: lunch\n\nNoon?\n' \
-    >"$T/plain.eml"
-mkmsg plain "$T/plain.eml"
-forge forged-plain "$T/plain.eml"
-for m in forged-none forged-pass forged-plain; do
-	expect "$m carries three forged headers" 3 \
-	    "$(grep -c -i '^X-Patch-Attested: pass; attid=bogus' "$T/msg/$m")"
-done
-# a flood: 1,200 forged pass fields on seed 005 (once 200 were left)
-mkmsg forged-flood "$seeds"/005-*.patch
-awk 'NR == 1 { for (i = 1; i <= 1200; i++)
-	printf "X-Patch-Attested: pass; attid=bogus-%d\n", i } { print }' \
-    "$T/msg/forged-flood" >"$T/msg/forged-flood.tmp" &&
-    mv "$T/msg/forged-flood.tmp" "$T/msg/forged-flood"
-expect "forged-flood carries 1,200 forged headers" 1200 \
-    "$(grep -c '^X-Patch-Attested: pass; attid=bogus' "$T/msg/forged-flood")"
-names="seed-001 seed-002 seed-003 seed-004 seed-005 seed-006 seed-007
-tampered unattested forged-none forged-pass plain forged-plain forged-flood"
-
-# Seed 002 signed by the real patatt tool (X-Developer-Signature), and the
-# same with a line of its diff changed, when Debian's patatt is installed.
-. "$srcdir/tests/patatt-lib.sh"
-have_patatt=
-if patatt_setup "$T/patatt" &&
-    patatt_sign "$seeds"/002-*.patch "$T/patatt.eml"; then
-	sed 's/^+ \* The decision process/+ * The decisive process/' \
-	    "$T/patatt.eml" >"$T/patatt-fail.eml"
-	mkmsg patatt "$T/patatt.eml"
-	mkmsg patatt-fail "$T/patatt-fail.eml"
-	echo "PatattKeyring $T/patatt/keyring" >>"$PA_CONF"
-	names="$names patatt patatt-fail"
-	have_patatt=yes
-fi
-
-# want NAME: the header patchattest check --header gives, unfolded, or
-# nothing for mail that is no patch
-want() {
-	"$PATCHATTEST" check -c "$PA_CONF" --header "$T/msg/$1" \
-	    >"$T/want.hdr" 2>/dev/null
-	grep -q '^X-Patch-Attested:' "$T/want.hdr" && hdr_block "$T/want.hdr"
-}
-
-# delivered NAME: the delivered copy of NAME (one file name a line)
-delivered() {
-	grep -l -i -F "Message-ID: <$1@t-postfix.test>" \
-	    "$PF_MAILDIR"/new/* "$PF_MAILDIR"/cur/* 2>/dev/null
-}
-
-# result NAME: the result keyword in the delivered copy of NAME
-result() {
-	f=$(delivered "$1" | head -n 1)
-	[ -n "$f" ] && hdr_block "$f" | grep -i '^X-Patch-Attested:' |
-	    sed 's/^[^:]*: *//' | cut -d';' -f1
-}
-
-# verdict_field NAME: the X-Patch-Attested field of the delivered copy of
-# NAME on one line
-verdict_field() {
-	f=$(delivered "$1" | head -n 1)
-	[ -n "$f" ] && hdr_block "$f" | awk '
-	    /^X-Patch-Attested:/ { on = 1; printf "%s", $0; next }
-	    on && /^[ \t]/ { printf "%s", $0; next }
-	    { on = 0 }'
-}
-
-# check_all WHERE: every message delivered once, with the right header
-check_all() {
-	for m in $names; do
-		files=$(delivered "$m")
-		expect "$1: $m delivered once" 1 \
-		    "$(printf '%s' "$files" | grep -c .)"
-		f=$(printf '%s\n' "$files" | head -n 1)
-		[ -n "$f" ] || continue
-		hdr_block "$f" >"$T/got.hdr"
-		expect "$1: $m has the header check --header gives" \
-		    "$(want "$m")" \
-		    "$(grep -i '^X-Patch-Attested:' "$T/got.hdr")"
-		grep -q 'bogus' "$T/got.hdr"
-		expect "$1: $m has no forged header left" 1 $?
-		grep -q -i '^X-Patch-Attested:' "$T/got.hdr" || continue
-		# Ours is the top header; only what virtual(8) adds at
-		# delivery may precede it.
-		top=$(grep -v -i -E '^(Return-Path|X-Original-To|Delivered-To):' \
-		    "$T/got.hdr" | head -n 1 | cut -d: -f1)
-		expect "$1: $m: X-Patch-Attested on top, above Received" \
-		    X-Patch-Attested "$top"
-	done
-}
+msgs_make
 
 # --- Debian: a chrooted Postfix, the package's configuration ---------------
 # Debian's Postfix runs smtpd and cleanup chrooted into its queue directory
