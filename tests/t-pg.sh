@@ -171,6 +171,28 @@ grep -q "^ *1 *2020-03-02T00:00:00Z .* AbCdEfGh" stats-pg.text
 ok $? "... the nokey signature with its key offered"
 sed 's/^/#   /' stats-pg.text
 
+# Two nodes recording one Message-ID at once number its copies in turn:
+# two processes, each with a journal of its own, record s2 twelve times,
+# five rounds at once; every copy number is had by one record.
+for node in a b; do
+	printf '%s\n' "StateFile $T/copies-$node.mdb" \
+	    "StateDatabase $PG_CONNINFO" "ArrivalRetentionDays 0" \
+	    >conf-copies-$node
+done
+twelve=$(for i in $(seq 12); do printf 's2 '; done)
+for round in 1 2 3 4 5; do
+	"$RECORD" "-c$T/conf-copies-a" 1583000000 pass $twelve \
+	    >>"$out" 2>&1 &
+	"$RECORD" "-c$T/conf-copies-b" 1583000000 pass $twelve \
+	    >>"$out" 2>&1
+	wait $!
+done
+expect "two nodes recording one Message-ID at once: each copy once" \
+    "120 120" \
+    "$(pg_sql "SELECT count(*) || ' ' || count(DISTINCT copy) FROM arrival WHERE message_id = 's2@seed.example' AND arrived = to_timestamp(1583000000)")"
+pg_sql "DELETE FROM arrival WHERE arrived = to_timestamp(1583000000)" \
+    >/dev/null
+
 # An unreachable database is said fast, without the password.
 printf 'StateFile %s/other.mdb\nStateDatabase host=%s/nowhere dbname=x user=pa password=%s\n' \
     "$T" "$T" "$PG_PASSWORD" >conf-away

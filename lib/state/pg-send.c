@@ -7,7 +7,11 @@
  * transaction: each record inserted unless its record id is there
  * already, the habit of each one inserted updated (the habit's row
  * locked, so two nodes learning one identity at once take turns), records
- * older than the retention removed.  Only after the commit are the records
+ * older than the retention removed.  A record's copy number is the
+ * Message-ID's highest plus one: the batch first takes a lock on each of
+ * its Message-IDs (advisory, for the transaction, in one order so that
+ * two batches never wait on each other in a circle), so that two nodes
+ * recording one Message-ID at once number their copies in turn.  Only after the commit are the records
  * removed from the journal.  A batch that fails stays, and is tried
  * again after RETRY_SECONDS; the database's own backoff (pg-conn.c) keeps
  * the tries cheap while it is away.  Meanwhile the records put are
@@ -162,6 +166,51 @@ texts(char (*buf)[ARRIVAL_TRAILERS_MAX * 3], const char **p,
 	p[20] = a->signed_trusted ? "t" : "f";
 }
 
+/* MSGID_LOCKS - the advisory locks' first key: "patt" */
+#define MSGID_LOCKS	"1885434996"
+
+static int
+cmp_key(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * lock_message_ids - the lock of each Message-ID of e[0..n), taken in
+ * the order of their keys (the first 4 bytes of its hash: two that share
+ * one only take turns)
+ */
+static int
+lock_message_ids(struct batch *b, const struct journal_entry *e, size_t n)
+{
+	int32_t keys[BATCH_MAX];
+	char list[BATCH_MAX * 12 + 3];
+	const char *p[1] = { list };
+	unsigned char hash[32];
+	size_t i, k, m = 0, o = 0;
+
+	for (i = 0; i < n && i < BATCH_MAX; i++) {
+		if (ledger_msgid_hash(&e[i].a, hash) != 0) {
+			pa_err_set(b->err, "%s", pa_strerror(PA_ENOMEM));
+			return PA_ENOMEM;
+		}
+		keys[m++] = (int32_t)((uint32_t)hash[0] << 24 |
+		    (uint32_t)hash[1] << 16 | (uint32_t)hash[2] << 8 | hash[3]);
+	}
+	qsort(keys, m, sizeof(*keys), cmp_key);
+	list[o++] = '{';
+	for (k = 0; k < m; k++)
+		if (k == 0 || keys[k] != keys[k - 1])
+			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%"
+			    PRId32, o > 1 ? "," : "", keys[k]);
+	snprintf(list + o, sizeof(list) - o, "}");
+	return exec(b, "SELECT pg_advisory_xact_lock(" MSGID_LOCKS ", k) "
+	    "FROM unnest($1::integer[]) WITH ORDINALITY AS u(k, n) "
+	    "ORDER BY n", 1, p, NULL);
+}
+
 /* put - e's record, and its habit when it is new */
 static int
 put(struct batch *b, const struct journal_entry *e)
@@ -227,6 +276,8 @@ send_batch(struct ledger_pg *l, const struct journal_entry *e, size_t n,
 		return rc;
 	}
 	rc = exec(&b, "BEGIN", 0, NULL, NULL);
+	if (rc == 0)
+		rc = lock_message_ids(&b, e, n);
 	for (i = 0; i < n && rc == 0; i++)
 		rc = put(&b, &e[i]);
 	if (rc == 0)
