@@ -16,10 +16,12 @@
  *
  * ALGORITHM is "ed25519", "openpgp", "openssh" or "unknown"; RESULT is
  * patatt_result_name()'s word.  A message without a signature gives one
- * line with identity and algorithm "-" and result "nosig".  With -v four
+ * line with identity and algorithm "-" and result "nosig".  With -v six
  * fields follow DETAIL: the signing time (Unix seconds, 0 if none), the
- * OpenPGP key fingerprint, the key source and the key the message offers
- * in X-Developer-Key (each "-" when empty).
+ * OpenPGP key fingerprint, the key source, the key the message offers
+ * in X-Developer-Key, what a badsig says was changed ("body", "headers",
+ * "headers-or-signature") and the headers h= names as a reason shows
+ * them (each "-" when empty or not known).
  *
  * Exit status 0 when every file was judged, 1 when a file could not be
  * read or parsed or patatt_check() failed (a line with result "failed"
@@ -39,6 +41,13 @@
 #include "patatt.h"
 
 #define MAX_MAIL	((size_t)64 << 20)
+
+static const char *const changed_names[] = {
+	[PATATT_CHANGED_UNKNOWN] = "-",
+	[PATATT_CHANGED_BODY] = "body",
+	[PATATT_CHANGED_HEADERS] = "headers",
+	[PATATT_CHANGED_HEADERS_OR_SIG] = "headers-or-signature",
+};
 
 static const char *const algo_names[] = {
 	[PATATT_ED25519] = "ed25519",
@@ -139,7 +148,7 @@ judge(struct patatt *pt, struct mailmsg *m, const char *path, int verbose)
 	if (r.n == 0) {
 		printf("%s\t-\t-\tnosig\tno signatures found", path);
 		if (verbose)
-			fputs("\t0\t-\t-\t-", stdout);
+			fputs("\t0\t-\t-\t-\t-\t-", stdout);
 		putchar('\n');
 		return 0;
 	}
@@ -158,6 +167,8 @@ judge(struct patatt *pt, struct mailmsg *m, const char *path, int verbose)
 			field(s->keysrc);
 			putchar('\t');
 			field(s->offered);
+			printf("\t%s\t", changed_names[s->changed]);
+			field(s->signed_headers);
 		}
 		putchar('\n');
 	}
@@ -167,7 +178,7 @@ failed:
 	printf("%s\t-\t-\tfailed\t", path);
 	field(err.msg);
 	if (verbose)
-		fputs("\t0\t-\t-\t-", stdout);
+		fputs("\t0\t-\t-\t-\t-\t-", stdout);
 	putchar('\n');
 	return -1;
 }

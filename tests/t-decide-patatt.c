@@ -299,6 +299,138 @@ test_header(void)
 	sbuf_release(&sb);
 }
 
+/* judge_changed - s, a signature changed as what, judged beside e */
+static const char *
+judge_changed(enum patatt_changed what, const char *detail,
+    const struct patatt_earlier *e, struct decision *d)
+{
+	struct pa_config cf;
+	struct patatt_sig s = sig(PATATT_BADSIG);
+	struct patatt_context j = { .author = "alice@example.org",
+		.now = NOW, .tofu = tofu, .earlier = e };
+	struct patatt_report r;
+
+	config_init(&cf);
+	j.cfg = &cf;
+	s.changed = what;
+	strcpy(s.detail, detail);
+	strcpy(s.signed_headers, "From, Subject, Message-ID");
+	memset(&r, 0, sizeof(r));
+	r.n = 1;
+	r.sig[0] = s;
+	if (decide_patatt(&j, &r, d) != 0 || d->result != VERDICT_FAIL)
+		tap_diag("not a fail: %s", d->reason);
+	config_release(&cf);
+	return d->reason;
+}
+
+/* earlier - the first copy, by alice, with these parts and fields changed */
+static struct patatt_earlier
+earlier(int has_patch, enum arrival_match match, unsigned parts,
+    unsigned fields)
+{
+	struct patatt_earlier e;
+
+	memset(&e, 0, sizeof(e));
+	strcpy(e.identity, "alice@example.org");
+	e.has_patch = has_patch;
+	e.match = match;
+	e.parts = parts;
+	e.fields = fields;
+	return e;
+}
+
+static void
+test_changed(void)
+{
+	static const char bh[] = "body hash mismatch (the canonical body has "
+	    "907 bytes, l=908)";
+	static const char ssh[] = "the ssh-ed25519 signature does not verify";
+	struct patatt_earlier e;
+	struct decision d;
+
+	tap_check_str(judge_changed(PATATT_CHANGED_BODY, bh, NULL, &d),
+	    "the body changed (the signature does not say which part): "
+	    "body hash mismatch (the canonical body has 907 bytes, l=908)",
+	    "body changed, no earlier copy: the body, and no part named");
+	e = earlier(1, ARRIVAL_DIFFERS, ARRIVAL_PART_M, 0);
+	tap_check_str(judge_changed(PATATT_CHANGED_BODY, bh, &e, &d),
+	    "the signed body changed: its commit message differs from the "
+	    "copy that arrived first", "... the first copy names the commit "
+	    "message");
+	e.parts = ARRIVAL_PART_P;
+	tap_check_str(judge_changed(PATATT_CHANGED_BODY, bh, &e, &d),
+	    "the signed body changed: its diff differs from the copy that "
+	    "arrived first", "... the diff");
+	e.parts = ARRIVAL_PART_M | ARRIVAL_PART_P;
+	tap_check_str(judge_changed(PATATT_CHANGED_BODY, bh, &e, &d),
+	    "the signed body changed: its commit message and diff differ "
+	    "from the copy that arrived first", "... both");
+	e = earlier(1, ARRIVAL_SAME_TRAILERS, 0, 0);
+	tap_check_str(judge_changed(PATATT_CHANGED_BODY, bh, &e, &d),
+	    "the signed body changed: trailers were added to its commit "
+	    "message since the copy that arrived first",
+	    "... trailers added");
+	e = earlier(1, ARRIVAL_SAME, 0, 0);
+	tap_check_str(judge_changed(PATATT_CHANGED_BODY, bh, &e, &d),
+	    "the signed body changed, though its commit message and diff are "
+	    "those of the copy that arrived first",
+	    "... neither part: said so");
+	e = earlier(0, ARRIVAL_SAME, 0, 0);
+	tap_check(strncmp(judge_changed(PATATT_CHANGED_BODY, bh, &e, &d),
+	    "the body changed (the signature does not say which part)",
+	    56) == 0, "... a first copy without a patch names no part: %s",
+	    d.reason);
+	e = earlier(1, ARRIVAL_DIFFERS, ARRIVAL_PART_P, 0);
+	strcpy(e.identity, "mallory@example.org");
+	tap_check(strncmp(judge_changed(PATATT_CHANGED_BODY, bh, &e, &d),
+	    "the body changed (the signature does not say which part)",
+	    56) == 0, "... nor one by another signer: %s", d.reason);
+
+	tap_check_str(judge_changed(PATATT_CHANGED_HEADERS, "the signed "
+	    "digest is not the message's", NULL, &d), "one of the headers it "
+	    "signs changed (From, Subject, Message-ID)",
+	    "a signed header changed, no earlier copy: h= named");
+	e = earlier(1, ARRIVAL_DIFFERS, ARRIVAL_PART_I,
+	    ARRIVAL_FIELD_SUBJECT);
+	tap_check_str(judge_changed(PATATT_CHANGED_HEADERS, "", &e, &d),
+	    "the signed Subject changed since the copy that arrived first",
+	    "... the first copy names the Subject");
+	e.fields = ARRIVAL_FIELD_FROM | ARRIVAL_FIELD_SUBJECT;
+	tap_check_str(judge_changed(PATATT_CHANGED_HEADERS, "", &e, &d),
+	    "the signed From and Subject changed since the copy that arrived "
+	    "first", "... From and Subject");
+	e.fields = 0;
+	tap_check_str(judge_changed(PATATT_CHANGED_HEADERS, "", &e, &d),
+	    "the signed author or subject changed since the copy that arrived "
+	    "first", "... their hash alone: author or subject");
+	e = earlier(1, ARRIVAL_SAME, 0, ARRIVAL_FIELD_SUBJECT);
+	tap_check_str(judge_changed(PATATT_CHANGED_HEADERS, "", &e, &d),
+	    "one of the headers it signs changed (From, Subject, Message-ID)",
+	    "... a Subject that git am reads alike is not named");
+	tap_check_str(judge_changed(PATATT_CHANGED_HEADERS_OR_SIG, ssh, NULL,
+	    &d), "one of the headers it signs changed (From, Subject, "
+	    "Message-ID), or the signature did: the ssh-ed25519 signature "
+	    "does not verify", "OpenSSH: a signed header or the signature");
+	/* a 2020 document of the author and subject names the part */
+	{
+		struct decision v01;
+
+		memset(&v01, 0, sizeof(v01));
+		v01.result = VERDICT_FAIL;
+		v01.has_patch = 1;
+		strcpy(v01.reason, "diff is not what was attested");
+		judge_changed(PATATT_CHANGED_BODY, bh, NULL, &d);
+		decision_combine(&v01, &d);
+		tap_check_str(v01.reason, "diff is not what was attested",
+		    "body changed, a document of the author and subject: "
+		    "the document's part");
+	}
+	tap_check_str(judge_changed(PATATT_CHANGED_UNKNOWN, "h= does not "
+	    "sign from and subject", NULL, &d), "h= does not sign from and "
+	    "subject", "any other bad signature: its own words");
+}
+
 int
 main(void)
 {
@@ -308,5 +440,6 @@ main(void)
 	test_several();
 	test_combine();
 	test_header();
+	test_changed();
 	return tap_done();
 }

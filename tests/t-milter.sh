@@ -117,6 +117,35 @@ if patatt_setup "$T/patatt" && patatt_sign "$D/p1.eml" "$D/patatt.eml" &&
 	    "$D/patatt.eml" >"$D/patatt-fail.eml"
 	have_patatt=yes
 fi
+# seed 002 with a Message-ID, signed (h= has message-id), and copies of it
+# changed after signing: a line of the commit message, of the diff, the
+# Subject; and the diff or the Subject changed under another Message-ID,
+# of which no copy arrived before (t-patatt-changed.lua)
+have_changed=
+if [ -n "$have_patatt" ] &&
+    sed '/^Subject: /a Message-ID: <seed-002-signed@example.org>' \
+    "$D/p1.eml" >"$T/patatt-id.raw" &&
+    patatt_sign "$T/patatt-id.raw" "$D/patatt-id.eml"; then
+	sed 's/^Add a table to document/Add a tabel to document/' \
+	    "$D/patatt-id.eml" >"$D/patatt-id-m.eml"
+	sed 's/^+ \* The decision process/+ * The decisive process/' \
+	    "$D/patatt-id.eml" >"$D/patatt-id-p.eml"
+	sed '1,/^$/s/^Subject: \(.*\)$/Subject: \1 (tampered)/' \
+	    "$D/patatt-id.eml" >"$D/patatt-id-subject.eml"
+	for f in p subject; do
+		sed '1,/^$/s/^Message-ID: <seed-002-signed@/Message-ID: <other@/' \
+		    "$D/patatt-id-$f.eml" >"$D/patatt-other-$f.eml"
+	done
+	tr -d '\n' <"$D/patatt-id.eml" |
+	    grep -q 'h=from:subject:message-id;' &&
+	    ! cmp -s "$D/patatt-id.eml" "$D/patatt-id-m.eml" &&
+	    ! cmp -s "$D/patatt-id.eml" "$D/patatt-id-p.eml" &&
+	    ! cmp -s "$D/patatt-id.eml" "$D/patatt-id-subject.eml" &&
+	    ! cmp -s "$D/patatt-id-p.eml" "$D/patatt-other-p.eml" &&
+	    ! cmp -s "$D/patatt-id-subject.eml" "$D/patatt-other-subject.eml"
+	setup $? "sign seed 002 with a Message-ID, change it" /dev/null
+	have_changed=yes
+fi
 # for the milter's clock: seed 002 signed now and dated three years ago;
 # signed three years ago (patatt's clock set back) and dated now; the same
 # dated when it was signed (an old signed mail sent again); signed an hour
@@ -544,6 +573,10 @@ if [ -n "$have_patatt" ]; then
 	else
 		ok 0 "patatt-only: nothing is temperror"
 	fi
+fi
+if [ -n "$have_changed" ]; then
+	scenario patatt-changed t-patatt-changed.lua empty \
+	    "PatattKeyring $T/patatt/keyring"
 fi
 # --- the Prometheus endpoint ----------------------------------------------
 # t-metrics.lua scrapes it around real mail; promtool checks what it

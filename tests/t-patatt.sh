@@ -254,13 +254,23 @@ for b in seed-002 seed-005 inbody-headers rfc2047-utf8-q; do
 	body_edit "$T/s/$b.eml" "$T/x/body-$b.eml"
 	both "$b, one body byte changed: badsig" "badsig / BADSIG" \
 	    "$T/x/body-$b.eml" good
+	# inbody-headers' first such line is its in-body From, which
+	# mailinfo takes out of the body: the From that is signed
+	want=body
+	[ "$b" != inbody-headers ] || want=headers
+	expect "$b, one body byte changed: we say $want changed" "$want" \
+	    "$(column 10)"
 done
 for b in seed-002 seed-007 rfc2047-latin1 msgid; do
 	hdr_sed "$T/s/$b.eml" "$T/x/subj-$b.eml" \
 	    's/^Subject: \(.*\)$/Subject: \1 (tampered)/'
 	both "$b, Subject changed: badsig" "badsig / BADSIG" \
 	    "$T/x/subj-$b.eml" good
+	expect "$b, Subject changed: we say a signed header changed" \
+	    headers "$(column 10)"
 done
+expect "we name the headers h= signs" "From, Subject, Message-ID" \
+    "$(column 11)"
 hdr_sed "$T/s/seed-002.eml" "$T/x/from.eml" 's/^From: [^<]*</From: Mallory </'
 both "From name changed: badsig" "badsig / BADSIG" "$T/x/from.eml" good
 sed '/^$/,$s/^Subject: \[PATCH\] iio/Subject: [PATCH] iiO/' \
@@ -361,10 +371,14 @@ both "openpgp, CRLF line ends: valid" "valid / PASS" "$T/x/pgp-crlf.eml" \
 body_edit "$T/s/pgp-seed-002.eml" "$T/x/pgp-body.eml"
 both "openpgp, one body byte changed: badsig" "badsig / BADSIG" \
     "$T/x/pgp-body.eml" none "$G"
+expect "openpgp, one body byte changed: we say the body changed" body \
+    "$(column 10)"
 hdr_sed "$T/s/pgp-seed-002.eml" "$T/x/pgp-subj.eml" \
     's/^Subject: \(.*\)$/Subject: \1 (tampered)/'
 both "openpgp, Subject changed: badsig" "badsig / BADSIG" \
     "$T/x/pgp-subj.eml" none "$G"
+expect "openpgp, Subject changed: we say a signed header changed" headers \
+    "$(column 10)"
 hdr_sed "$T/s/pgp-msgid.eml" "$T/x/pgp-msgid.eml" \
     's/^Message-ID: <2020/Message-ID: <2021/'
 both "openpgp, Message-ID changed: badsig" "badsig / BADSIG" \
@@ -436,9 +450,28 @@ if command -v ssh-keygen >/dev/null 2>&1 &&
 	    's/^Subject: \(.*\)$/Subject: \1 (tampered)/'
 	both "openssh, Subject changed: badsig" "badsig / BADSIG" \
 	    "$T/x/ssh-subj.eml" good
+	# an SSHSIG carries no digest: a header or the signature changed
+	expect "openssh, Subject changed: a signed header or the signature" \
+	    headers-or-signature "$(column 10)"
 	body_edit "$T/s/ssh.eml" "$T/x/ssh-body.eml"
 	both "openssh, one body byte changed: badsig" "badsig / BADSIG" \
 	    "$T/x/ssh-body.eml" good
+	expect "openssh, one body byte changed: we say the body changed" \
+	    body "$(column 10)"
+	# the keyring's key is another one: nothing changed, the signer
+	# is not the key's owner
+	if ssh-keygen -q -t ed25519 -N '' -C dev@example.org \
+	    -f "$T/id_other" </dev/null >/dev/null 2>&1; then
+		mkdir -p "$K/wrong/openssh/example.org/dev"
+		cp "$T/id_other.pub" "$K/wrong/openssh/example.org/dev/ssh1"
+		both "openssh, another key in the keyring: badsig" \
+		    "badsig / BADSIG" "$T/s/ssh.eml" wrong
+		expect "openssh, another key: no part named as changed" - \
+		    "$(column 10)"
+	else
+		skip "openssh, another key in the keyring" \
+		    "ssh-keygen cannot make a second key"
+	fi
 	# X-Developer-Key carries only the fingerprint, but the SSHSIG blob
 	# carries the key: ours checks it against the offered fingerprint
 	both "openssh, no key, the signature's key has the offered fingerprint: offered / NOKEY" \

@@ -24,6 +24,8 @@
 
 static int	 decode_sig(struct patatt *, struct patatt_check *);
 static int	 has_name(const char *, size_t, const char *);
+static int	 name_char(char);
+static void	 name_signed(const struct patatt_tags *, struct patatt_sig *);
 static int	 same_digest(const struct sbuf *,
 		    const unsigned char [DIGEST_LEN]);
 static int	 run_openpgp(struct patatt *, struct patatt_check *,
@@ -123,6 +125,53 @@ has_name(const char *h, size_t len, const char *word)
 	return 0;
 }
 
+/* name_char - whether c may be in a header name that a reason shows */
+static int
+name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '-';
+}
+
+/*
+ * name_signed - h= as header names for a reason ("From, Subject,
+ * Message-ID"): each word's first letter upper-cased, "id" as "ID"; ""
+ * when h= (which comes from the mail) holds anything but names and ':'
+ * or does not fit
+ */
+static void
+name_signed(const struct patatt_tags *t, struct patatt_sig *s)
+{
+	const char *h = t->v[TAG_H];
+	size_t i, n = 0, len = t->len[TAG_H];
+	char *out = s->signed_headers, c;
+	int start, id;
+
+	out[0] = '\0';
+	if (h == NULL || len == 0 || len * 2 >= sizeof(s->signed_headers))
+		return;
+	for (i = 0; i < len; i++) {
+		c = h[i];
+		if (c == ':') {
+			out[n++] = ',';
+			out[n++] = ' ';
+			continue;
+		}
+		if (!name_char(c)) {
+			out[0] = '\0';
+			return;
+		}
+		start = i == 0 || h[i - 1] == ':' || h[i - 1] == '-';
+		id = i > 0 && ascii_lower(h[i - 1]) == 'i' && c == 'd' &&
+		    (i == 1 || !name_char(h[i - 2]) || h[i - 2] == '-') &&
+		    (i + 1 == len || h[i + 1] == ':' || h[i + 1] == '-');
+		if ((start || id) && c >= 'a' && c <= 'z')
+			c = (char)(c - 'a' + 'A');
+		out[n++] = c;
+	}
+	out[n] = '\0';
+}
+
 /*
  * run_openpgp - librnp's verdict on b= (once per signature) with the keys
  * of the identity's keyring file, else with those of the GnuPG home (its
@@ -199,11 +248,12 @@ verify_openpgp(struct patatt *pt, struct patatt_check *c,
 	case OPENPGP_SIG_EXPIRED:
 		break;
 	}
-	if (!same_digest(&pt->plain, d))
+	if (!same_digest(&pt->plain, d)) {
 		patatt_set(s, PATATT_BADSIG,
 		    "the signed digest is not the message's: "
 		    "a signed header was changed");
-	else if (os->status == OPENPGP_SIG_EXPIRED)
+		s->changed = PATATT_CHANGED_HEADERS;
+	} else if (os->status == OPENPGP_SIG_EXPIRED)
 		patatt_set(s, PATATT_KEY_EXPIRED, "good signature by %s, but "
 		    "the signature itself has expired or is dated ahead",
 		    os->fpr);
@@ -253,6 +303,7 @@ tags_refused(const struct patatt_tags *t, const struct patatt_reading *rd,
 		    "has %zu bytes, l=%.*s)",
 		    rd->body_len, t->len[TAG_L] > 20 ? 20 : (int)t->len[TAG_L],
 		    t->v[TAG_L] ? t->v[TAG_L] : "");
+		s->changed = PATATT_CHANGED_BODY;
 		return 1;
 	}
 	if (t->v[TAG_B] == NULL || t->len[TAG_B] == 0) {
@@ -277,10 +328,11 @@ verify_ed25519(struct patatt *pt, const struct patatt_check *c,
 	else if (t->v[TAG_T] == NULL || t->len[TAG_T] == 0)
 		patatt_set(s, PATATT_BADSIG, "no t= (required for ed25519)");
 	else if (pt->sig.len != 64 + DIGEST_LEN ||
-	    memcmp(sig + 64, d, DIGEST_LEN) != 0)
+	    memcmp(sig + 64, d, DIGEST_LEN) != 0) {
 		patatt_set(s, PATATT_BADSIG, "the signed digest is not the "
 		    "message's: a signed header was changed");
-	else
+		s->changed = PATATT_CHANGED_HEADERS;
+	} else
 		patatt_set(s, PATATT_VALID, "%s", "");
 }
 
@@ -316,9 +368,11 @@ verify_openssh(struct patatt *pt, const struct patatt_check *c,
 		return rc;
 	if (rc == SSHSIG_UNSUP)
 		patatt_set(s, PATATT_ERROR, "%s", why);
-	else if (rc != 0)
+	else if (rc != 0) {
 		patatt_set(s, PATATT_BADSIG, "%s", why);
-	else if (t->v[TAG_T] == NULL || t->len[TAG_T] == 0)
+		if (rc == SSHSIG_MISMATCH)
+			s->changed = PATATT_CHANGED_HEADERS_OR_SIG;
+	} else if (t->v[TAG_T] == NULL || t->len[TAG_T] == 0)
 		patatt_set(s, PATATT_BADSIG, "no t= (required for openssh)");
 	else
 		patatt_set(s, PATATT_VALID, "%s", "");
@@ -336,10 +390,12 @@ patatt_verify(struct patatt *pt, struct patatt_check *c,
 	unsigned char d[DIGEST_LEN];
 	int rc;
 
+	s->changed = PATATT_CHANGED_UNKNOWN;
 	if (rd->rc != 0) {
 		patatt_set(s, PATATT_ERROR, "%s", rd->why);
 		return 0;
 	}
+	name_signed(&pt->tags, s);
 	if (tags_refused(&pt->tags, rd, s))
 		return 0;
 	rc = patatt_digest(d, &pt->msg, rd, &pt->tags, pt->used, &pt->work);

@@ -110,8 +110,33 @@ enum patatt_held {
 				   could not be read */
 };
 
+/*
+ * What a BADSIG says was changed since signing.  The body is hashed into
+ * bh= apart from the headers h= names, which are signed with bh=; so a
+ * body that does not hash to bh= is a changed body, and a signature whose
+ * signed digest (ed25519, OpenPGP carry it) is not the message's, bh=
+ * matching, is a changed header.  An OpenSSH signature carries no digest:
+ * one that does not verify over the message's, by the right key, is a
+ * changed header or a damaged signature.  Which part of the body, or
+ * which header, is not in the signature.
+ */
+enum patatt_changed {
+	PATATT_CHANGED_UNKNOWN,	/* not a BADSIG, or it does not say */
+	PATATT_CHANGED_BODY,
+	PATATT_CHANGED_HEADERS,
+	PATATT_CHANGED_HEADERS_OR_SIG
+};
+
+#define PATATT_SIGNED_MAX	96	/* signed_headers, NUL included */
+
 struct patatt_sig {
 	enum patatt_result	 result;
+	enum patatt_changed	 changed;	/* for BADSIG */
+	char			 signed_headers[PATATT_SIGNED_MAX];	/* h= as
+						   header names ("From,
+						   Subject, Message-ID"), or
+						   "" when h= is not plain
+						   names or too long */
 	enum patatt_held	 held;
 	enum patatt_algo	 algo;
 	char			 identity[PATATT_IDENTITY_MAX];	/* i=, or From */

@@ -275,10 +275,11 @@ verify_key(const struct ssh_str *key, const struct ssh_str *sigtype,
 			goto bad_key;
 		if (!str_is(sigtype, "ssh-ed25519") || siglen != 64)
 			goto bad_type;
-		if ((rc = sshsig_ed25519(a.p, data, len, sig)) != 0)
-			snprintf(why, SSHSIG_WHY_MAX, "the ssh-ed25519 "
-			    "signature does not verify");
-		return rc;
+		if (sshsig_ed25519(a.p, data, len, sig) == 0)
+			return 0;
+		snprintf(why, SSHSIG_WHY_MAX, "the ssh-ed25519 signature "
+		    "does not verify");
+		return SSHSIG_MISMATCH;
 	}
 #ifdef HAVE_OSSL_PARAM
 	if (str_is(&type, "ssh-rsa")) {
@@ -327,10 +328,11 @@ verify_key(const struct ssh_str *key, const struct ssh_str *sigtype,
 		goto bad_key;
 	rc = verify_pkey(pk, md, sig, siglen, data, len);
 	EVP_PKEY_free(pk);
-	if (rc == SSHSIG_BAD)
-		snprintf(why, SSHSIG_WHY_MAX, "the %.*s signature does not "
-		    "verify", (int)sigtype->len, (const char *)sigtype->p);
-	return rc;
+	if (rc != SSHSIG_BAD)
+		return rc;
+	snprintf(why, SSHSIG_WHY_MAX, "the %.*s signature does not verify",
+	    (int)sigtype->len, (const char *)sigtype->p);
+	return SSHSIG_MISMATCH;
 bad_key:
 	snprintf(why, SSHSIG_WHY_MAX, "the public key blob is malformed");
 	return SSHSIG_BAD;

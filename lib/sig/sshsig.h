@@ -12,7 +12,9 @@
  * threads.
  *
  * Return codes: 0 the signature verifies; SSHSIG_BAD it does not (a
- * malformed signature is also bad, the reason is in why); SSHSIG_UNSUP a
+ * malformed signature is also bad, the reason is in why); SSHSIG_MISMATCH
+ * (sshsig_verify() only) a well-formed signature by the key that is not
+ * one over msg: msg, or the signature's bytes, changed; SSHSIG_UNSUP a
  * key or signature type this module cannot check; PA_ENOMEM.
  */
 #ifndef PA_SSHSIG_H
@@ -22,6 +24,7 @@
 
 #define SSHSIG_BAD	1
 #define SSHSIG_UNSUP	2
+#define SSHSIG_MISMATCH	3
 
 #define SSHSIG_WHY_MAX	96
 

@@ -205,6 +205,14 @@ arrival_compare(const struct arrival *cur, const struct arrival *old,
 	    ARRIVAL_SAME;
 }
 
+unsigned
+arrival_fields_differ(const struct arrival *cur, const struct arrival *old)
+{
+	return (same_text(cur->author, old->author) ? 0 : ARRIVAL_FIELD_FROM) |
+	    (same_text(cur->subject, old->subject) ? 0 :
+	    ARRIVAL_FIELD_SUBJECT);
+}
+
 void
 arrival_added_trailers(struct sbuf *out, const struct arrival *cur,
     const struct arrival *old)

@@ -57,6 +57,16 @@ enum arrival_match {
 
 enum arrival_match arrival_compare(const struct arrival *cur,
 	    const struct arrival *old, unsigned *parts);
+/* The signed fields that differ (arrival_fields_differ()). */
+#define ARRIVAL_FIELD_FROM	1	/* author */
+#define ARRIVAL_FIELD_SUBJECT	2
+
+/*
+ * arrival_fields_differ - which of cur's author and subject are not
+ * old's, runs of blanks (folding) taken as one: ARRIVAL_FIELD_* bits
+ */
+unsigned arrival_fields_differ(const struct arrival *cur,
+	    const struct arrival *old);
 /*
  * arrival_added_trailers - the trailer lines of cur that old had not,
  * appended to out, one a line

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * decide-int.h - the decider's insides, shared by the files of the
- * decision (decide.c, signer.c, arrival.c) and by nothing else.
+ * decision (decide*.c, signer.c, arrival.c, changed.c) and by nothing
+ * else.
  */
 #ifndef PA_DECIDE_INT_H
 #define PA_DECIDE_INT_H
@@ -40,6 +41,8 @@ struct decider {
 	char			 dkim_domain[AUTHRES_DOMAIN_MAX];
 	unsigned		 authres_ignored;
 	/* signer memory and the arrival record (signer.c, arrival.c) */
+	const struct mailmsg	*msg;		/* decide_begin()'s, until
+						   decide_end() */
 	struct ledger		*ledger;	/* NULL: none */
 	const char		*ledger_why;	/* why it is NULL, or NULL:
 						   off by design */
@@ -78,5 +81,20 @@ const struct state_lookup *decider_state(struct decider *d);
  * none of the message's signatures (it was not asked)
  */
 struct lookup_pin *decider_pin(struct decider *d, const char *identity);
+
+/*
+ * decide_parts - the DECIDE_DIFF_* parts of differs in words ("commit
+ * message and diff") into out
+ */
+void	decide_parts(char *out, size_t size, unsigned differs);
+/*
+ * changed_since_first - when a signature of the message decide_begin()
+ * took no longer verifies because its body or a signed header changed,
+ * what the first copy of its Message-ID in the ledger whose patatt
+ * signature checked out says changed, into out: 0, or PA_ENOTFOUND (no
+ * such signature, copy or ledger; a ledger that cannot be read says
+ * nothing either: the verdict stands without it)
+ */
+int	changed_since_first(struct decider *d, struct patatt_earlier *out);
 
 #endif

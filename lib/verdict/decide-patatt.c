@@ -14,12 +14,19 @@
 #include <string.h>
 
 #include "decide.h"
+#include "decide-int.h"
 #include "sig.h"
 #include "state.h"
 #include "base.h"
 
 static int	 same_identity(const char *, const char *);
 static void	 first_use(const struct patatt_context *,
+		    const struct patatt_sig *, struct decision *);
+static void	 body_changed(const struct patatt_earlier *,
+		    const struct patatt_sig *, struct decision *);
+static void	 headers_changed(const struct patatt_earlier *,
+		    const struct patatt_sig *, struct decision *);
+static void	 mismatch(const struct patatt_context *,
 		    const struct patatt_sig *, struct decision *);
 
 static const char *const algo_names[] = {
@@ -120,6 +127,101 @@ first_use(const struct patatt_context *j, const struct patatt_sig *s,
 	}
 }
 
+/*
+ * body_changed - the reason of a signature whose body changed: the parts
+ * that the first copy e (or NULL) says differ, else that it is unknown
+ */
+static void
+body_changed(const struct patatt_earlier *e, const struct patatt_sig *s,
+    struct decision *c)
+{
+	char parts[64];
+
+	if (e == NULL || !e->has_patch) {
+		snprintf(c->reason, sizeof(c->reason), "the body changed (the "
+		    "signature does not say which part): %s", s->detail);
+		return;
+	}
+	if (e->match == ARRIVAL_SAME_TRAILERS) {
+		snprintf(c->reason, sizeof(c->reason), "the signed body "
+		    "changed: trailers were added to its commit message since "
+		    "the copy that arrived first");
+		return;
+	}
+	if ((e->parts & (ARRIVAL_PART_M | ARRIVAL_PART_P)) == 0) {
+		snprintf(c->reason, sizeof(c->reason), "the signed body "
+		    "changed, though its commit message and diff are those of "
+		    "the copy that arrived first");
+		return;
+	}
+	decide_parts(parts, sizeof(parts),
+	    (e->parts & ARRIVAL_PART_I ? DECIDE_DIFF_I : 0) |
+	    (e->parts & ARRIVAL_PART_M ? DECIDE_DIFF_M : 0) |
+	    (e->parts & ARRIVAL_PART_P ? DECIDE_DIFF_P : 0));
+	snprintf(c->reason, sizeof(c->reason), "the signed body changed: its "
+	    "%s %s from the copy that arrived first", parts,
+	    (e->parts & (e->parts - 1)) ? "differ" : "differs");
+}
+
+/*
+ * headers_changed - the reason of a signature whose signed headers (or,
+ * OpenSSH, the signature itself) changed: From or Subject when the first
+ * copy e (or NULL) has another one, else every header it signs
+ */
+static void
+headers_changed(const struct patatt_earlier *e, const struct patatt_sig *s,
+    struct decision *c)
+{
+	unsigned f = e != NULL && (!e->has_patch ||
+	    (e->parts & ARRIVAL_PART_I)) ? e->fields : 0;
+
+	if (f != 0) {
+		snprintf(c->reason, sizeof(c->reason), "the signed %s changed "
+		    "since the copy that arrived first",
+		    f == ARRIVAL_FIELD_FROM ? "From" :
+		    f == ARRIVAL_FIELD_SUBJECT ? "Subject" : "From and Subject");
+	} else if (e != NULL && e->has_patch && (e->parts & ARRIVAL_PART_I))
+		snprintf(c->reason, sizeof(c->reason), "the signed author or "
+		    "subject changed since the copy that arrived first");
+	else if (s->changed == PATATT_CHANGED_HEADERS)
+		snprintf(c->reason, sizeof(c->reason), "one of the headers it "
+		    "signs changed (%s)", s->signed_headers[0] ?
+		    s->signed_headers : "From, Subject");
+	else
+		snprintf(c->reason, sizeof(c->reason), "one of the headers it "
+		    "signs changed (%s), or the signature did: %.80s",
+		    s->signed_headers[0] ? s->signed_headers : "From, Subject",
+		    s->detail);
+}
+
+/*
+ * mismatch - the reason of a bad signature: the part that changed, as
+ * far as the signature and the first copy of the Message-ID (when it
+ * has the signer's identity) can tell
+ */
+static void
+mismatch(const struct patatt_context *j, const struct patatt_sig *s,
+    struct decision *c)
+{
+	const struct patatt_earlier *e = j->earlier;
+
+	if (e != NULL && !same_identity(e->identity, s->identity))
+		e = NULL;
+	switch (s->changed) {
+	case PATATT_CHANGED_BODY:
+		body_changed(e, s, c);
+		break;
+	case PATATT_CHANGED_HEADERS:
+	case PATATT_CHANGED_HEADERS_OR_SIG:
+		headers_changed(e, s, c);
+		break;
+	case PATATT_CHANGED_UNKNOWN:
+		snprintf(c->reason, sizeof(c->reason), "%s", s->detail[0] ?
+		    s->detail : "the signature does not verify");
+		break;
+	}
+}
+
 /* judge_signature - what a single signature means */
 static void
 judge_signature(const struct patatt_context *j, const struct patatt_sig *s,
@@ -160,8 +262,7 @@ judge_signature(const struct patatt_context *j, const struct patatt_sig *s,
 		break;
 	case PATATT_BADSIG:
 		c->result = VERDICT_FAIL;
-		snprintf(c->reason, sizeof(c->reason), "%s", s->detail[0] ?
-		    s->detail : "the signature does not verify");
+		mismatch(j, s, c);
 		return;
 	case PATATT_NOKEY:
 		c->result = VERDICT_NOKEY;

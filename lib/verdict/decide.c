@@ -14,18 +14,6 @@
 #include "mail.h"
 #include "sig.h"
 
-static const char *const verdict_names[] = {
-	[VERDICT_PASS] = "pass",
-	[VERDICT_STALE] = "stale",
-	[VERDICT_UIDMISMATCH] = "uidmismatch",
-	[VERDICT_UNTRUSTED] = "untrusted",
-	[VERDICT_NOKEY] = "nokey",
-	[VERDICT_FAIL] = "fail",
-	[VERDICT_UNSIGNED_BY_SIGNER] = "unsigned-by-signer",
-	[VERDICT_NONE] = "none",
-	[VERDICT_TEMPERROR] = "temperror",
-};
-
 /* What a key's state means for a signature that checks out. */
 enum reason_detail {
 	DETAIL_NONE,
@@ -137,14 +125,6 @@ decision_fault(struct decision *d, int lasting, const char *why)
 	snprintf(d->reason, sizeof(d->reason), "%s", why);
 }
 
-const char *
-verdict_name(enum verdict v)
-{
-	if ((size_t)v < sizeof(verdict_names) / sizeof(verdict_names[0]))
-		return verdict_names[v];
-	return "temperror";
-}
-
 /* author - the address of the mail's From, the way git mailinfo reads it */
 static void
 author(struct decider *d, const struct mailmsg *msg)
@@ -175,26 +155,15 @@ pick_uid(const struct decider *d, const struct pgp_key *key, char *out,
 	return 0;
 }
 
+/* diff_reason - the parts in differs are not what a document attests */
 static void
 diff_reason(char *out, size_t size, unsigned differs)
 {
-	static const struct {
-		unsigned	 bit;
-		const char	*what;
-	} parts[] = {
-		{ DECIDE_DIFF_I, "author or subject" },
-		{ DECIDE_DIFF_M, "commit message" },
-		{ DECIDE_DIFF_P, "diff" },
-	};
-	size_t k, n = 0;
+	char parts[64];
 
-	for (k = 0; k < sizeof(parts) / sizeof(parts[0]) && n < size; k++)
-		if (differs & parts[k].bit)
-			n += (size_t)snprintf(out + n, size - n, "%s%s",
-			    n ? " and " : "", parts[k].what);
-	if (n < size)
-		snprintf(out + n, size - n, " %s not what was attested",
-		    (differs & (differs - 1)) ? "are" : "is");
+	decide_parts(parts, sizeof(parts), differs);
+	snprintf(out, size, "%s %s not what was attested", parts,
+	    (differs & (differs - 1)) ? "are" : "is");
 }
 
 static void
@@ -518,6 +487,7 @@ decide_begin(struct decider *d, const struct mailmsg *msg, time_t now)
 	d->now = now;
 	d->ix = NULL;
 	d->looked_up = 0;
+	d->msg = msg;
 	d->temperror = d->patatt_failed = d->lasting = 0;
 	d->temperror_why[0] = '\0';
 	d->h.n = 0;
@@ -591,7 +561,8 @@ static void
 signed_by(struct decider *d, struct decision *out)
 {
 	struct patatt_context j = { d->cfg, d->keys, d->pgp, NULL, d->now,
-		first_key, d };
+		first_key, d, NULL };
+	struct patatt_earlier first;
 	struct decision pt;
 
 	if (d->patatt_failed) {
@@ -602,6 +573,8 @@ signed_by(struct decider *d, struct decision *out)
 		    d->temperror_why);
 	} else {
 		j.author = d->email.len ? d->email.buf : NULL;
+		if (changed_since_first(d, &first) == 0)
+			j.earlier = &first;
 		if (decide_patatt(&j, &d->report, &pt) == PA_ENOTFOUND)
 			return;
 	}
@@ -632,6 +605,7 @@ decide_end(struct decider *d, struct attindex *ix, const char *ix_fault,
 	memcpy(out->dkim_domain, d->dkim_domain, sizeof(out->dkim_domain));
 	out->authres_ignored = d->authres_ignored;
 	d->ix = NULL;
+	d->msg = NULL;
 }
 
 int

@@ -235,13 +235,29 @@ enum tofu_seen {
 };
 
 /*
+ * What the first copy of a mail's Message-ID whose patatt signature
+ * checked out (its arrival record) says changed in this one: the part
+ * a signature that no longer verifies does not name.
+ */
+struct patatt_earlier {
+	char		 identity[ARRIVAL_TEXT_MAX];	/* its signer's i=,
+							   canonical */
+	int		 has_patch;	/* both are patches: match and parts
+					   compare their hashes */
+	enum arrival_match match;
+	unsigned	 parts;		/* ARRIVAL_PART_* that differ */
+	unsigned	 fields;	/* ARRIVAL_FIELD_* that differ */
+};
+
+/*
  * What decide_patatt() needs to judge patatt signatures: the policy, the
  * keyring folders (to name key files within them), a GnuPG context for
  * the state of OpenPGP keys of the GnuPG home, the mail's author address
  * and its arrival (now), and for PatattTOFU a function that compares an
  * identity's offered key with its pin, and pins it when pin is set and
  * the identity has none (*pinned: the pin it has, when it has one; why:
- * when the pin cannot be read, TOFU_UNKNOWN, why not).
+ * when the pin cannot be read, TOFU_UNKNOWN, why not); the first copy of
+ * the Message-ID, when one is known, to name what changed.
  */
 struct patatt_report;
 struct patatt_context {
@@ -254,6 +270,7 @@ struct patatt_context {
 				    const char *key, int pin,
 				    struct pin *pinned, struct pa_err *why);
 	void			*tofu_arg;
+	const struct patatt_earlier *earlier;	/* NULL: none known */
 };
 
 /*
