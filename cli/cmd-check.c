@@ -77,7 +77,8 @@ check_line(const char *name, const struct decision *d)
 		sbuf_addf(&schemes, " v0.1=%s", verdict_name(d->v01));
 	if (d->has_patatt)
 		sbuf_addf(&schemes, " patatt=%s", verdict_name(d->patatt));
-	sbuf_addf(&line, "%s\t%s", name, verdict_name(d->result));
+	hdrfmt_escaped(&line, name, strlen(name));
+	sbuf_addf(&line, "\t%s", verdict_name(d->result));
 	add_field(&line, d->attid);
 	add_field(&line, d->signer);
 	add_field(&line, d->reason);

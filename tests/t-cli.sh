@@ -187,6 +187,19 @@ run hash "$s002" --tsv
 printf '%s\t%s\n' "$s002" "$cols002" >"$tmp/want"
 is_rc 0 && same "$tmp/out" "$tmp/want"
 ok $? "options may follow the files"
+# A file name's tab or line end would make a row of its own: escaped.
+odd="$tmp/a${tab}b
+c.eml"
+cp "$s002" "$odd"
+run hash --tsv "$odd"
+printf '%s\t%s\n' "$tmp/a\\x09b\\x0ac.eml" "$cols002" >"$tmp/want"
+is_rc 0 && same "$tmp/out" "$tmp/want"
+ok $? "--tsv: a file name's tab and line end are escaped"
+run check -c "$tmp/pa.conf" "$odd"
+[ "$(wc -l <"$tmp/out")" -eq 1 ] &&
+    [ "$(cut -f 1 "$tmp/out")" = "$tmp/a\\x09b\\x0ac.eml" ]
+ok $? "check: likewise, one line whose first field is the name escaped"
+rm -f "$odd"
 
 # --variants: the primary first, labelled; every further entry labelled.
 run hash --variants --tsv "$s002"

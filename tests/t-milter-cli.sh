@@ -155,6 +155,14 @@ printf '%s\n' "Socket inet:8891@127.0.0.1" "IndexPath $T/ix" 'StateFile ""' \
     "$root" >"$T/state-off.conf"
 "$M" -n -c "$T/state-off.conf" >"$T/out-state-off" 2>&1
 ok $? "-n: StateFile \"\" is off, nothing to check"
+# The built-in Socket is TCP on the loopback, which a chrooted MTA reaches
+# and which needs no folder of its own (a unix socket's /run/patchattest
+# is there only once a package made it).
+printf '%s\n' "IndexPath $T/ix" 'StateFile ""' "$root" >"$T/nosock.conf"
+"$M" -n -c "$T/nosock.conf" >"$T/out-nosock" 2>&1
+st=$?
+ok $st "-n: the built-in Socket needs no folder"
+[ $st -eq 0 ] || diag "$T/out-nosock"
 
 # ... and what the milter's user could not use once root is left behind
 if [ -n "$root" ] && id nobody >/dev/null 2>&1; then
