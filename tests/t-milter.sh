@@ -446,6 +446,7 @@ scenario multi t-multi.lua main
 scenario nonpatch t-nonpatch.lua main
 defines="MARK=yes"
 scenario nonpatch-marked t-nonpatch.lua main "MarkNonPatches yes"
+scenario reload-start t-reload-start.lua main
 scenario temperror t-temperror.lua broken "AuthservID mx.test.example"
 defines="ONERROR=tempfail"
 scenario temperror-tempfail t-temperror.lua broken "OnError tempfail"
