@@ -392,4 +392,47 @@ else
 fi
 wait "$mpid" 2>/dev/null
 
+# Syslog mail (the default) with no syslog to take the lines: said once, on
+# the terminal that started the milter, before it starts.
+# start_logged CONF LOG: the milter run with CONF until it started, its
+# standard error in LOG (where /dev/log is a socket, hidden behind a file)
+start_logged() {
+	if [ -S /dev/log ]; then
+		unshare -m sh -c 'mount --bind /dev/null /dev/log &&
+		    exec "$0" -f -c "$1"' "$M" "$1" >"$2" 2>&1 &
+	else
+		"$M" -f -c "$1" >"$2" 2>&1 &
+	fi
+	mpid=$!
+	j=0
+	while [ $j -lt 50 ] && kill -0 "$mpid" 2>/dev/null &&
+	    ! grep -q started "$2"; do
+		sleep 0.1
+		j=$((j + 1))
+	done
+	stop_milter "$mpid"
+}
+if [ -S /dev/log ] && { [ -z "$root" ] || ! command -v unshare >/dev/null; }
+then
+	skip "Syslog mail without syslog: said once" "/dev/log is there"
+	skip "Syslog no: nothing said" "/dev/log is there"
+else
+	mkdir -m 700 "$T/nolog"
+	printf '%s\n' "Socket unix:$T/nolog/sock" "IndexPath $T/ix" \
+	    'StateFile ""' "$root" >"$T/nolog/mail.conf"
+	start_logged "$T/nolog/mail.conf" "$T/nolog/mail.log"
+	[ "$(grep -c 'syslog is unavailable (/dev/log: [^)]*): the log goes only to standard error, and nowhere in the background' \
+	    "$T/nolog/mail.log")" -eq 1 ] &&
+	    sed -n 1p "$T/nolog/mail.log" | grep -q 'syslog is unavailable' &&
+	    grep -q started "$T/nolog/mail.log"
+	st=$?
+	ok $st "Syslog mail without syslog: said once, before it starts"
+	[ $st -eq 0 ] || diag "$T/nolog/mail.log"
+	{ cat "$T/nolog/mail.conf"; echo "Syslog no"; } >"$T/nolog/no.conf"
+	start_logged "$T/nolog/no.conf" "$T/nolog/no.log"
+	grep -q started "$T/nolog/no.log" &&
+	    ! grep -q syslog "$T/nolog/no.log"
+	ok $? "Syslog no: nothing said"
+fi
+
 tap_end
