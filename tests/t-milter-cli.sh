@@ -187,6 +187,17 @@ fi
 
 # stop_milter PID: SIGTERM, again after five seconds, SIGKILL after ten
 # (this part is about the start, not the stop)
+# wait_started PID LOG: until the milter PID logs that it started, exits,
+# or 5 s pass
+wait_started() {
+	j=0
+	while [ $j -lt 50 ] && kill -0 "$1" 2>/dev/null &&
+	    ! grep -q started "$2"; do
+		sleep 0.1
+		j=$((j + 1))
+	done
+}
+
 stop_milter() {
 	for sig in TERM TERM KILL; do
 		kill -$sig "$1" 2>/dev/null
@@ -236,12 +247,7 @@ EOF_PY
 		rm -f "$T/race/sock"
 		"$M" -f -c "$T/race.conf" >"$T/race.log" 2>&1 &
 		mpid=$!
-		j=0
-		while [ $j -lt 50 ] && kill -0 "$mpid" 2>/dev/null &&
-		    ! grep -q started "$T/race.log"; do
-			sleep 0.1
-			j=$((j + 1))
-		done
+		wait_started "$mpid" "$T/race.log"
 		if grep -q started "$T/race.log"; then
 			started=$((started + 1))
 		else
@@ -404,12 +410,7 @@ start_logged() {
 		"$M" -f -c "$1" >"$2" 2>&1 &
 	fi
 	mpid=$!
-	j=0
-	while [ $j -lt 50 ] && kill -0 "$mpid" 2>/dev/null &&
-	    ! grep -q started "$2"; do
-		sleep 0.1
-		j=$((j + 1))
-	done
+	wait_started "$mpid" "$2"
 	stop_milter "$mpid"
 }
 if [ -S /dev/log ] && { [ -z "$root" ] || ! command -v unshare >/dev/null; }
