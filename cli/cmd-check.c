@@ -21,6 +21,7 @@ static const char *check_conf;
 static int check_header;
 static int check_mbox;
 static int check_names;		/* --header for more than one message */
+static struct pa_err index_fault;	/* why the index is not consulted */
 
 static const struct cli_opt check_opts[] = {
 	{ "config", 'c', NULL, &check_conf, "FILE",
@@ -77,7 +78,8 @@ check_line(const char *name, const struct decision *d)
 		sbuf_addf(&schemes, " v0.1=%s", verdict_name(d->v01));
 	if (d->has_patatt)
 		sbuf_addf(&schemes, " patatt=%s", verdict_name(d->patatt));
-	sbuf_addf(&line, "%s\t%s", name, verdict_name(d->result));
+	hdrfmt_escaped(&line, name, strlen(name));
+	sbuf_addf(&line, "\t%s", verdict_name(d->result));
 	add_field(&line, d->attid);
 	add_field(&line, d->signer);
 	add_field(&line, d->reason);
@@ -112,8 +114,11 @@ check_one(struct decider *dc, struct mailmsg *m, struct attindex *ix,
 			    name);
 		return CLI_EXIT_NOTPATCH;
 	}
-	/* Without an index nor an Archive, only signatures are judged. */
-	decide_end(dc, ix, NULL, &d);
+	/*
+	 * Without an index nor an Archive, only signatures are judged; an
+	 * index that cannot be opened makes what it would judge temperror.
+	 */
+	decide_end(dc, ix, index_fault.msg[0] ? index_fault.msg : NULL, &d);
 	if (check_header) {
 		sbuf_init(&hdr, 4096);
 		header_verdict(&d, &hdr);
@@ -169,12 +174,13 @@ cmd_check(int argc, char **argv)
 		status = CLI_EXIT_ERROR;
 		goto out;
 	}
-	rc = attindex_open(&ix, cfg.index_path, 0, &err);
-	if (rc != 0 && (rc != PA_ENOTFOUND || cfg.archive != NULL)) {
-		cli_warn("%s", err.msg);
-		status = CLI_EXIT_ERROR;
-		goto out;
-	}
+	/* A maintainer outside the milter's group still gets patatt's. */
+	rc = attindex_open(&ix, cfg.index_path, 0, &index_fault);
+	if (rc != 0 && (rc != PA_ENOTFOUND || cfg.archive != NULL))
+		cli_warn("%s: 2020 attestations are not consulted, patatt "
+		    "signatures are", index_fault.msg);
+	else
+		index_fault.msg[0] = '\0';
 	if (pa_global_init(&err) != 0 ||
 	    decider_new(&dc, &cfg, NULL, &err) != 0) {
 		cli_warn("%s", err.msg);

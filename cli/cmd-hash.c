@@ -19,6 +19,7 @@ struct hash_run {
 	struct mailmsg	*msg;		/* reused for every message */
 	struct msghash	 hash;		/* likewise */
 	struct cli_input in;		/* the current FILE and message name */
+	struct sbuf	 row;		/* the name, escaped for --tsv */
 	int		 status;	/* worst CLI_EXIT_* so far */
 };
 
@@ -75,7 +76,10 @@ hash_entry(const struct msghash_entry *e)
 	digest_hex(m, e->m);
 	digest_hex(p, e->p);
 	if (run.tsv) {
-		printf("%s\t%s\t%s\t%s\t%s", run.in.name.buf, e->attid, i, m, p);
+		/* A file name may hold a tab or a line end: escaped. */
+		sbuf_reset(&run.row);
+		hdrfmt_escaped(&run.row, run.in.name.buf, run.in.name.len);
+		printf("%s\t%s\t%s\t%s\t%s", run.row.buf, e->attid, i, m, p);
 		if (origin != NULL)
 			printf("\t%s", origin);
 		putchar('\n');
@@ -146,6 +150,7 @@ cmd_hash(int argc, char **argv)
 	}
 	cli_input_init(&run.in, run.mbox);
 	msghash_init(&run.hash);
+	sbuf_init(&run.row, SBUF_NOMAX);
 	if (mailmsg_new(&run.msg, CLI_MAX_INPUT) != 0) {
 		cli_warn("%s", pa_strerror(PA_ENOMEM));
 		return CLI_EXIT_ERROR;
@@ -153,6 +158,7 @@ cmd_hash(int argc, char **argv)
 	for (i = 1; i <= n; i++)
 		hash_input(argv[i]);
 	msghash_release(&run.hash);
+	sbuf_release(&run.row);
 	mailmsg_free(run.msg);
 	cli_input_release(&run.in);
 	if (fflush(stdout) == EOF || ferror(stdout)) {

@@ -343,14 +343,23 @@ message_id(const struct mailmsg *m, char *out, size_t size)
 	snprintf(out, size, "%.*s", (int)len, len ? v : "");
 }
 
-/* not_a_patch - learn what it carries, mark it if configured */
+/* not_a_patch - say why it is not judged, learn what it carries, mark it */
 static sfsistat
 not_a_patch(SMFICTX *ctx, struct conn *c)
 {
 	const struct pa_config *cf = &c->gen->cf;
 	const char *text;
+	struct sbuf line;
+	char msgid[256];
 	size_t len;
 
+	message_id(c->msg, msgid, sizeof(msgid));
+	sbuf_init(&line, 1024);
+	sbuf_addf(&line, "%s: message-id=", queue_id(ctx));
+	hdrfmt_quoted(&line, msgid);
+	mlog(LOG_LEVEL_DEBUG, "%s not judged: no patatt signature, and no "
+	    "diff (or one git mailinfo would refuse) to attest", line.buf);
+	sbuf_release(&line);
 	if (cf->mark_non_patches == CONFIG_YES &&
 	    insert(ctx, HDR_VERDICT, "nopatch") != 0)
 		mlog(LOG_LEVEL_ERROR, "%s: the MTA refused our header",

@@ -3,14 +3,21 @@
  * log.c - one line per event, to syslog with the configured facility and,
  * in the foreground, to standard error.  The level and facility change on
  * reload, while other threads log.  What the libraries print to stderr
- * comes here too, as debug lines in quotes (mlog_divert()).
+ * comes here too, as debug lines in quotes (mlog_divert()), apart from
+ * librnp's diagnostics.
  */
 #include "config.h"
 
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <paths.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include "base.h"
 #include "milter.h"
@@ -40,12 +47,32 @@ mlog_open(int foreground)
 	to_stderr = foreground;
 }
 
+/*
+ * rnp_diagnostic - whether line is one of librnp's, "[function() file:line]
+ * text": Debian builds it with them always on and without a switch to turn
+ * them off, and they report ordinary input (text before a key file's
+ * armor, as kernel key files have), nothing an admin could act on
+ */
+static int
+rnp_diagnostic(const char *line, size_t len)
+{
+	const char *end = memchr(line, ']', len), *call;
+
+	if (len == 0 || line[0] != '[' || end == NULL)
+		return 0;
+	call = memchr(line, '(', (size_t)(end - line));
+	return call != NULL && end - call > 3 && memcmp(call, "() ", 3) == 0 &&
+	    end[-1] >= '0' && end[-1] <= '9';
+}
+
 /* library_line - a line a library printed on stderr, as a debug line */
 static void
 library_line(const char *line, size_t len)
 {
 	struct sbuf raw, quoted;
 
+	if (rnp_diagnostic(line, len))
+		return;
 	sbuf_init(&raw, 1024);
 	sbuf_init(&quoted, 4096);
 	sbuf_add(&raw, line, len);
@@ -64,17 +91,50 @@ mlog_divert(void)
 		own_stderr = own;
 }
 
+/*
+ * syslog_unreachable - 0 when syslog's socket takes a connection, as
+ * syslog() makes it (a datagram, else a stream); else -1 with why.
+ * syslog() itself drops every line silently when it does not.
+ */
+static int
+syslog_unreachable(char *why, size_t size)
+{
+	static const int types[] = { SOCK_DGRAM, SOCK_STREAM };
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t i;
+	int fd, rc = -1;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", _PATH_LOG);
+	for (i = 0; rc != 0 && i < sizeof(types) / sizeof(types[0]); i++) {
+		if ((fd = socket(AF_UNIX, types[i] | SOCK_CLOEXEC, 0)) < 0)
+			break;
+		rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+		if (rc != 0)
+			snprintf(why, size, "%s: %s", _PATH_LOG,
+			    strerror(errno));
+		close(fd);
+	}
+	return rc == 0 ? 0 : -1;
+}
+
 void
 mlog_configure(const struct pa_config *cf)
 {
 	int want = cf->syslog == SYSLOG_NONE ? -1 : facilities[cf->syslog];
+	char why[256] = "no socket";
 
 	atomic_store(&level, cf->log_level);
 	if (atomic_exchange(&facility, want) == want)
 		return;
 	closelog();
-	if (want != -1)
-		openlog("patchattest-milter", LOG_PID | LOG_NDELAY, want);
+	if (want == -1)
+		return;
+	openlog("patchattest-milter", LOG_PID | LOG_NDELAY, want);
+	if (syslog_unreachable(why, sizeof(why)) != 0)
+		mlog(LOG_LEVEL_WARNING, "syslog is unavailable (%s): the log "
+		    "goes only to standard error, and nowhere in the "
+		    "background; start a syslog daemon, or run with -f and "
+		    "keep its standard error (Syslog no for that alone)", why);
 }
 
 void

@@ -493,7 +493,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 	cf = (struct pa_config){ 0 };	/* the state owns it now */
-	if (worker_start(o.config, o.socket, &err) != 0) {
+	if (worker_start(o.config, &err) != 0) {
 		mlog(LOG_LEVEL_ERROR, "%s", err.msg);
 		state_shutdown();
 		goto out;

@@ -69,7 +69,7 @@ void			 state_release(struct generation *);
 int			 state_decide(const struct mailmsg *, time_t now,
 			     const char *envfrom, struct decision *d,
 			     unsigned *earlier, struct pa_err *unrecorded);
-int			 state_reload(const char *path, const char *socket);
+int			 state_reload(const char *path);
 void			 state_reopen_index(void);
 void			 state_index_made(void);
 struct attindex		*state_index(void);
@@ -93,8 +93,7 @@ struct state_gauges {
 void			 state_gauges(struct state_gauges *);
 
 /* worker.c: the background thread */
-int	worker_start(const char *config_path, const char *socket,
-	    struct pa_err *);
+int	worker_start(const char *config_path, struct pa_err *);
 void	worker_stop(void);
 void	worker_request_reload(void);
 /*

@@ -614,8 +614,36 @@ restart_keys(const struct pa_config *was, const struct pa_config *now)
 		    "(the endpoint is bound before privileges are dropped)");
 }
 
+/*
+ * keep_start_keys - now takes in_use's values of the keys only a start
+ * carries out (-p's socket among them), so that the generation says what
+ * is in use and the next reload compares with that, not with the file
+ * as an earlier reload read it
+ */
+static int
+keep_start_keys(struct pa_config *now, const struct pa_config *in_use)
+{
+	char **texts[] = { &now->socket, &now->user_id, &now->pid_file,
+	    &now->metrics_listen };
+	const char *used[] = { in_use->socket, in_use->user_id,
+	    in_use->pid_file, in_use->metrics_listen };
+	char *copy;
+	size_t i;
+
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		copy = NULL;
+		if (used[i] != NULL && (copy = strdup(used[i])) == NULL)
+			return PA_ENOMEM;
+		free(*texts[i]);
+		*texts[i] = copy;
+	}
+	now->umask = in_use->umask;
+	now->metrics_remote = in_use->metrics_remote;
+	return 0;
+}
+
 int
-state_reload(const char *path, const char *socket)
+state_reload(const char *path)
 {
 	struct generation *fresh, *old;
 	struct pa_config cf;
@@ -634,17 +662,12 @@ state_reload(const char *path, const char *socket)
 		return rc;
 	}
 	sbuf_release(&problems);
-	/* -p on the command line still names the socket in use. */
-	if (socket != NULL) {
-		free(cf.socket);
-		if ((cf.socket = strdup(socket)) == NULL) {
-			mlog(LOG_LEVEL_ERROR, "reload: %s",
-			    pa_strerror(PA_ENOMEM));
-			config_release(&cf);
-			return PA_ENOMEM;
-		}
-	}
 	restart_keys(&current->cf, &cf);
+	if (keep_start_keys(&cf, &current->cf) != 0) {
+		mlog(LOG_LEVEL_ERROR, "reload: %s", pa_strerror(PA_ENOMEM));
+		config_release(&cf);
+		return PA_ENOMEM;
+	}
 	if ((fresh = generation_new(&cf, current, &err)) == NULL) {
 		mlog(LOG_LEVEL_ERROR, "reload: %s", err.msg);
 		mlog(LOG_LEVEL_ERROR, "reload refused: the configuration in "

@@ -45,7 +45,7 @@ static struct learn_item	*queue_head, **queue_tail = &queue_head;
 static size_t			 queue_len, queue_bytes;
 static int			 reload_wanted, reopen_wanted, stopping;
 static int			 cut_short;	/* a refresh stopped early */
-static const char		*config_path, *socket_override;
+static const char		*config_path;
 
 /* The worker's own GnuPG context, for the configuration it was made for. */
 static struct pgp		*pgp;
@@ -227,7 +227,7 @@ worker_main(void *arg)
 		if (reload_wanted) {
 			reload_wanted = 0;
 			pthread_mutex_unlock(&lock);
-			if (state_reload(config_path, socket_override) == 0)
+			if (state_reload(config_path) == 0)
 				next_refresh = 0;
 			pthread_mutex_lock(&lock);
 			continue;
@@ -270,12 +270,11 @@ worker_main(void *arg)
 }
 
 int
-worker_start(const char *path, const char *socket, struct pa_err *err)
+worker_start(const char *path, struct pa_err *err)
 {
 	int rc;
 
 	config_path = path;
-	socket_override = socket;
 	pthread_cond_init(&wake, NULL);
 	pthread_cond_init(&reopened, NULL);
 	if ((rc = pthread_create(&thread, NULL, worker_main, NULL)) != 0) {

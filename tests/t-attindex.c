@@ -226,6 +226,17 @@ tiny_env(const char *dir)
 	mdb_env_close(env);
 }
 
+/* stat_mode - the permission bits of dir/name, or -1 */
+static int
+stat_mode(const char *dir, const char *name)
+{
+	char path[1024];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return stat(path, &sb) == 0 ? (int)(sb.st_mode & 0777) : -1;
+}
+
 static void
 t_basic(void)
 {
@@ -248,8 +259,11 @@ t_basic(void)
 		return;
 	}
 	tap_check_str(err.msg, "", "a fresh index says nothing");
-	tap_check(stat(dir, &sb) == 0 && (sb.st_mode & 0777) == 0700,
-	    "its directory is made 0700");
+	tap_check(stat(dir, &sb) == 0 && (sb.st_mode & 0777) == 0750,
+	    "its directory is made 0750, for the group to read");
+	tap_check(stat_mode(dir, "data.mdb") == 0640 &&
+	    stat_mode(dir, "lock.mdb") == 0660,
+	    "its file is the group's to read, the readers' slots to write");
 
 	/* A: 3 triples; B shares A's first triple; C shares A's second ID. */
 	for (i = 0; i < 7; i++)

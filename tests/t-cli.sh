@@ -187,6 +187,19 @@ run hash "$s002" --tsv
 printf '%s\t%s\n' "$s002" "$cols002" >"$tmp/want"
 is_rc 0 && same "$tmp/out" "$tmp/want"
 ok $? "options may follow the files"
+# A file name's tab or line end would make a row of its own: escaped.
+odd="$tmp/a${tab}b
+c.eml"
+cp "$s002" "$odd"
+run hash --tsv "$odd"
+printf '%s\t%s\n' "$tmp/a\\x09b\\x0ac.eml" "$cols002" >"$tmp/want"
+is_rc 0 && same "$tmp/out" "$tmp/want"
+ok $? "--tsv: a file name's tab and line end are escaped"
+run check -c "$tmp/pa.conf" "$odd"
+[ "$(wc -l <"$tmp/out")" -eq 1 ] &&
+    [ "$(cut -f 1 "$tmp/out")" = "$tmp/a\\x09b\\x0ac.eml" ]
+ok $? "check: likewise, one line whose first field is the name escaped"
+rm -f "$odd"
 
 # --variants: the primary first, labelled; every further entry labelled.
 run hash --variants --tsv "$s002"
@@ -383,6 +396,43 @@ $s002${tab}pass${tab}2a02abe0-215cf3f1-2acb5798${tab}Alice Developer <alice@exam
 EOT
 	is_rc 1 && same "$tmp/out" "$tmp/want"
 	ok $? "check: fail says what differs, pass has no reason"
+	# A maintainer in the index's group reads it (the index made as
+	# root, umask or not); one outside it gets patatt's verdicts, and
+	# what the index would judge is temperror, saying why.
+	if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
+	    id nobody >/dev/null 2>&1; then
+		chmod 755 "$tmp"
+		chmod 750 "$tmp/keys" && chmod 640 "$tmp/keys/trustdb.gpg"
+		as_nobody() {
+			group=$1
+			shift
+			setpriv --reuid=nobody --regid="$group" \
+			    --clear-groups "$PATCHATTEST" "$@" \
+			    >"$tmp/out" 2>"$tmp/err"
+			rc=$?
+		}
+		as_nobody "$(id -g)" check -c "$tmp/signed.conf" "$s002"
+		printf '%s\tpass\t2a02abe0-215cf3f1-2acb5798\t%s\t-\t-\n' \
+		    "$s002" "Alice Developer <alice@example.org>" >"$tmp/want"
+		is_rc 0 && same "$tmp/out" "$tmp/want"
+		ok $? "check by a user of the index's group: pass"
+		as_nobody nogroup check -c "$tmp/signed.conf" "$s002" \
+		    "$tmp/nokey.eml"
+		ix="cannot open index at $tmp/index-md: Permission denied"
+		cat >"$tmp/want" <<EOT
+$s002${tab}temperror${tab}2a02abe0-215cf3f1-2acb5798${tab}-${tab}$ix${tab}-
+$tmp/nokey.eml${tab}nokey${tab}2a02abe0-215cf3f1-2acb5798${tab}dev@example.org${tab}dev@example.org/default: no matching ed25519 key found${tab}scheme=patatt v0.1=temperror patatt=nokey
+EOT
+		echo "patchattest: $ix: 2020 attestations are not consulted, patatt signatures are" \
+		    >"$tmp/want-err"
+		is_rc 2 && same "$tmp/out" "$tmp/want" &&
+		    same "$tmp/err" "$tmp/want-err"
+		ok $? "check by a user outside it: patatt's verdicts, the index named once"
+		chmod 700 "$tmp/keys"
+	else
+		skip "check by a user of the index's group" "needs root, setpriv and nobody"
+		skip "check by a user outside it" "needs root, setpriv and nobody"
+	fi
 	run attest -c "$tmp/sign.conf" -u alice@example.org --mbox "$m"
 	grep -E '^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}:$' "$tmp/out" >"$tmp/got"
 	cut -f 2 "$tmp/series.tsv" | sed 's/$/:/' >"$tmp/want"

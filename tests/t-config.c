@@ -282,8 +282,7 @@ test_defaults(void)
 	tap_check_int(c.max_clock_skew, 300, "defaults: MaxClockSkew");
 	tap_check(c.trusted_authserv_ids.n == 0,
 	    "defaults: no TrustedAuthservIDs");
-	tap_check_str(c.socket, "local:/run/patchattest/patchattest.sock",
-	    "defaults: Socket");
+	tap_check_str(c.socket, "inet:8891@127.0.0.1", "defaults: Socket");
 	tap_check_int(c.umask, 07, "defaults: UMask");
 	tap_check(c.pid_file == NULL && c.user_id == NULL &&
 	    c.authserv_id == NULL, "defaults: no PidFile, UserID, AuthservID");

@@ -155,6 +155,14 @@ printf '%s\n' "Socket inet:8891@127.0.0.1" "IndexPath $T/ix" 'StateFile ""' \
     "$root" >"$T/state-off.conf"
 "$M" -n -c "$T/state-off.conf" >"$T/out-state-off" 2>&1
 ok $? "-n: StateFile \"\" is off, nothing to check"
+# The built-in Socket is TCP on the loopback, which a chrooted MTA reaches
+# and which needs no folder of its own (a unix socket's /run/patchattest
+# is there only once a package made it).
+printf '%s\n' "IndexPath $T/ix" 'StateFile ""' "$root" >"$T/nosock.conf"
+"$M" -n -c "$T/nosock.conf" >"$T/out-nosock" 2>&1
+st=$?
+ok $st "-n: the built-in Socket needs no folder"
+[ $st -eq 0 ] || diag "$T/out-nosock"
 
 # ... and what the milter's user could not use once root is left behind
 if [ -n "$root" ] && id nobody >/dev/null 2>&1; then
@@ -179,6 +187,17 @@ fi
 
 # stop_milter PID: SIGTERM, again after five seconds, SIGKILL after ten
 # (this part is about the start, not the stop)
+# wait_started PID LOG: until the milter PID logs that it started, exits,
+# or 5 s pass
+wait_started() {
+	j=0
+	while [ $j -lt 50 ] && kill -0 "$1" 2>/dev/null &&
+	    ! grep -q started "$2"; do
+		sleep 0.1
+		j=$((j + 1))
+	done
+}
+
 stop_milter() {
 	for sig in TERM TERM KILL; do
 		kill -$sig "$1" 2>/dev/null
@@ -228,12 +247,7 @@ EOF_PY
 		rm -f "$T/race/sock"
 		"$M" -f -c "$T/race.conf" >"$T/race.log" 2>&1 &
 		mpid=$!
-		j=0
-		while [ $j -lt 50 ] && kill -0 "$mpid" 2>/dev/null &&
-		    ! grep -q started "$T/race.log"; do
-			sleep 0.1
-			j=$((j + 1))
-		done
+		wait_started "$mpid" "$T/race.log"
 		if grep -q started "$T/race.log"; then
 			started=$((started + 1))
 		else
@@ -383,5 +397,43 @@ else
 	ok 0 "  and stops on SIGTERM"
 fi
 wait "$mpid" 2>/dev/null
+
+# Syslog mail (the default) with no syslog to take the lines: said once, on
+# the terminal that started the milter, before it starts.
+# start_logged CONF LOG: the milter run with CONF until it started, its
+# standard error in LOG (where /dev/log is a socket, hidden behind a file)
+start_logged() {
+	if [ -S /dev/log ]; then
+		unshare -m sh -c 'mount --bind /dev/null /dev/log &&
+		    exec "$0" -f -c "$1"' "$M" "$1" >"$2" 2>&1 &
+	else
+		"$M" -f -c "$1" >"$2" 2>&1 &
+	fi
+	mpid=$!
+	wait_started "$mpid" "$2"
+	stop_milter "$mpid"
+}
+if [ -S /dev/log ] && { [ -z "$root" ] || ! command -v unshare >/dev/null; }
+then
+	skip "Syslog mail without syslog: said once" "/dev/log is there"
+	skip "Syslog no: nothing said" "/dev/log is there"
+else
+	mkdir -m 700 "$T/nolog"
+	printf '%s\n' "Socket unix:$T/nolog/sock" "IndexPath $T/ix" \
+	    'StateFile ""' "$root" >"$T/nolog/mail.conf"
+	start_logged "$T/nolog/mail.conf" "$T/nolog/mail.log"
+	[ "$(grep -c 'syslog is unavailable (/dev/log: [^)]*): the log goes only to standard error, and nowhere in the background' \
+	    "$T/nolog/mail.log")" -eq 1 ] &&
+	    sed -n 1p "$T/nolog/mail.log" | grep -q 'syslog is unavailable' &&
+	    grep -q started "$T/nolog/mail.log"
+	st=$?
+	ok $st "Syslog mail without syslog: said once, before it starts"
+	[ $st -eq 0 ] || diag "$T/nolog/mail.log"
+	{ cat "$T/nolog/mail.conf"; echo "Syslog no"; } >"$T/nolog/no.conf"
+	start_logged "$T/nolog/no.conf" "$T/nolog/no.log"
+	grep -q started "$T/nolog/no.log" &&
+	    ! grep -q syslog "$T/nolog/no.log"
+	ok $? "Syslog no: nothing said"
+fi
 
 tap_end

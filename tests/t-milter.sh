@@ -475,6 +475,7 @@ scenario multi t-multi.lua main
 scenario nonpatch t-nonpatch.lua main
 defines="MARK=yes"
 scenario nonpatch-marked t-nonpatch.lua main "MarkNonPatches yes"
+scenario reload-start t-reload-start.lua main
 scenario temperror t-temperror.lua broken "AuthservID mx.test.example"
 defines="ONERROR=tempfail"
 scenario temperror-tempfail t-temperror.lua broken "OnError tempfail"
@@ -835,9 +836,18 @@ if [ -n "$have_patatt" ] && command -v python3 >/dev/null &&
 	grep -q 'over 8 X-Developer-Signature fields: none is verified' \
 	    "$T/run/pgp-crafted/milter.log"
 	ok $? "pgp-crafted: the log says why nine signatures are not verified"
+	# alice's key in a keyring file with text before its armor
+	mkdir -p "$T/kr-text/openpgp/example.org/alice"
+	{
+		echo "alice's key, exported for the keyring"
+		GNUPGHOME=$T/gnupg gpg --batch --armor --export "$alice"
+	} >"$T/kr-text/openpgp/example.org/alice/default"
+	scenario rnp-quiet t-rnp-quiet.lua empty \
+	    "PatattKeyring $T/kr-text"
 else
 	skip "pgp-crafted (t-pgp-crafted.lua)" "patatt, git or python3 is missing"
 	skip "pgp-crafted: the log line" "patatt, git or python3 is missing"
+	skip "rnp-quiet (t-rnp-quiet.lua)" "patatt, git or python3 is missing"
 fi
 
 # stopped: every milter, sent SIGTERM, exits 0 within 15 seconds

@@ -312,7 +312,10 @@ locate(const char *path, int writable, char *data, size_t datasize,
 		pa_err_set(err, "index path too long: %.64s...", path);
 		return PA_ERROR;
 	}
-	if (writable && mkdir(path, 0700) != 0 && errno != EEXIST) {
+	/* The group may read it whatever the umask (group_readable()). */
+	if (writable && mkdir(path, 0750) == 0)
+		(void)chmod(path, 0750);
+	else if (writable && errno != EEXIST) {
 		pa_err_set(err, "cannot make index directory %s: %s", path,
 		    strerror(errno));
 		return PA_ERROR;
@@ -374,6 +377,24 @@ handle_new(struct attindex **hp, const char *path, int writable,
 }
 
 /*
+ * group_readable - the files of an index just made, for its group to read
+ * whatever the umask: a maintainer in the milter's group may run
+ * patchattest check.  LMDB readers take a slot in the lock file, so that
+ * one is the group's to write.  Best effort: a failure leaves the
+ * files to their owner, and a reader then says it cannot open them.
+ */
+static void
+group_readable(const struct attindex *h, const char *data)
+{
+	char lock[PATH_MAX];
+
+	(void)chmod(data, 0640);
+	if (snprintf(lock, sizeof(lock), "%s/lock.mdb", h->path) <
+	    (int)sizeof(lock))
+		(void)chmod(lock, 0660);
+}
+
+/*
  * env_open - open the LMDB environment of h and watch its map; an existing
  * file must hold every page it uses
  */
@@ -401,6 +422,8 @@ env_open(struct attindex *h, const char *data, int newenv,
 	    MDB_NOTLS | (h->writable ? 0 : MDB_RDONLY), 0600);
 	if (rc == 0 && !newenv)
 		sized = check_size(h, data, err);
+	if (rc == 0 && newenv)
+		group_readable(h, data);
 	if (rc == 0 && sized == 0)
 		idx_watch(h);
 	mapguard_catch(NULL);

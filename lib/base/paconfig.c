@@ -84,10 +84,9 @@ const struct config_key config_keys[] = {
 	    "Seconds a signing time may lie after the mail's arrival (a "
 	    "signer's clock ahead); later is stale; 0: no limit." },
 
-	{ "Socket", CONFIG_TEXT, "local:/run/patchattest/patchattest.sock",
-	    0, 0, NULL, OFF(socket),
+	{ "Socket", CONFIG_TEXT, "inet:8891@127.0.0.1", 0, 0, NULL, OFF(socket),
 	    "Where the milter listens: local:/path, inet:port@host or "
-	    "inet6:port@host." },
+	    "inet6:port@host; TCP on the loopback reaches a chrooted MTA." },
 	{ "UMask", CONFIG_MODE, "007", 0, 0777, NULL, OFF(umask),
 	    "The milter's file mode mask (octal): it sets the mode of a "
 	    "local socket." },

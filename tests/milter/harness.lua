@@ -84,6 +84,17 @@ function readfile(path)
 	return s
 end
 
+-- wait_for(fn, what): poll fn every half second, 30 s at most
+function wait_for(fn, what)
+	for _ = 1, 60 do
+		if fn() then
+			return
+		end
+		os.execute("sleep 0.5")
+	end
+	error(what .. ": not within 30 seconds", 0)
+end
+
 -- connect(): a connection to the milter, with connection information
 function connect()
 	mt.set_timeout(30)

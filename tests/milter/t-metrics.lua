@@ -62,17 +62,6 @@ local function sh(cmd)
 	return line
 end
 
--- wait_for(fn, what): poll fn every half second, 30 s at most
-local function wait_for(fn, what)
-	for _ = 1, 60 do
-		if fn() then
-			return
-		end
-		sh("sleep 0.5")
-	end
-	error(what .. ": not within 30 seconds", 0)
-end
-
 -- hold_connections(conn): clients that open 24 connections, send half a
 -- request on each and keep them: the mail of conn is still decided while
 -- they do, and once their connections have idled out a scrape is served

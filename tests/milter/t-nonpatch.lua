@@ -2,7 +2,8 @@
 -- t-nonpatch.lua - mail that is no patch (plain mail, the series' cover
 -- letter) gets no X-Patch-Attested, or exactly "nopatch" with
 -- MarkNonPatches yes (MARK=yes); forged copies go either way, and patches
--- are decided as usual.
+-- are decided as usual.  The debug log says of each mail without a patch
+-- that it was not judged, and why.
 dofile(HARNESS)
 
 local mark = MARK == "yes"
@@ -39,4 +40,19 @@ run(function()
 	check(expect_verdict(conn, res, "p1", "seed 002"):match("^pass; "),
 	    "seed 002 does not pass")
 	mt.disconnect(conn)
+
+	for _, name in ipairs({ "plain", "cover" }) do
+		local id
+		for _, h in ipairs(mail(name).headers) do
+			if h[1]:lower() == "message-id" then
+				id = h[2]:match("^%s*(.-)%s*$")
+			end
+		end
+		local line = "message-id=\"" .. (id or "") .. "\" not judged: no " ..
+		    "patatt signature, and no diff"
+		wait_for(function()
+			return readfile(DATA .. "/../milter.log"):find(line, 1,
+			    true) ~= nil
+		end, "the debug line on " .. name .. ".eml")
+	end
 end)
