@@ -46,7 +46,7 @@ has() {
 }
 
 # --- sendmail ------------------------------------------------------------
-filter_line='Xpatchattest, S=local:/run/patchattest/patchattest.sock, F=T, T=C:10s;S:30s;R:2m;E:5m'
+filter_line='Xpatchattest, S=inet:8891@127.0.0.1, F=T, T=C:10s;S:30s;R:2m;E:5m'
 cfdir=
 for d in /usr/share/sendmail/cf /usr/share/sendmail-cf /usr/lib/mail; do
 	if [ -f "$d/m4/cf.m4" ]; then

@@ -124,7 +124,7 @@ EOF
 	chmod 755 "$_d/deliver"
 	# No DNS: names are looked up in /etc/hosts only.
 	echo "hosts files" >"$_d/service.switch"
-	sed "s|S=local:/run/patchattest/patchattest.sock|S=$2|" \
+	sed "s|S=inet:8891@127.0.0.1|S=$2|" \
 	    "$srcdir/contrib/sendmail/patchattest.mc" >"$_d/patchattest.mc"
 	cat >"$_d/sendmail.mc" <<EOF
 divert(-1)

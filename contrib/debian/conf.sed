@@ -9,9 +9,9 @@
 s/^#UserID TEXT$/UserID patchattest/
 # It listens on TCP on the loopback interface, where the Postfix lines of
 # the README and contrib/postfix/main.cf (smtpd_milters =
-# inet:127.0.0.1:8891) find it, chrooted or not.  The built-in default, a
-# unix socket in /run/patchattest, is out of reach of Debian's Postfix,
-# whose smtpd and cleanup run chrooted into /var/spool/postfix.
+# inet:127.0.0.1:8891) find it, chrooted or not.  That is the built-in
+# default too; the installed file says it, and why a unix socket would
+# have to be inside Postfix's chroot, /var/spool/postfix.
 /^# Socket /c\
 # The package's setting: Postfix reaches it from its chroot with\
 # "smtpd_milters = inet:127.0.0.1:8891".  A unix socket must be inside\
