@@ -38,6 +38,19 @@
 static char top[64];
 static char home_a[96], home_b[96], home_c[96], home_e[96], home_l[96];
 
+#define SIG_BEGIN	"-----BEGIN PGP SIGNATURE-----"
+
+/*
+ * Packets made by gpg for the test of odd entries: "gpg -c" of a short
+ * text (passphrase "x"), and "gpg --store -z 9" of one whose compressed
+ * bytes after the first five were zeroed.
+ */
+static const char *const odd_packets[] = {
+	"jA0ECQMC7hHuG/zKKAz/0kUBkEnOk833pszI2+c0VWsnsvCdjLKMbmGjFTJf\n"
+	"L8AwFO5+yPTiZyclMug+xGAJ8TJk6THdBjuM5m0CkE76M+XcSU09lys=",
+	"owJ42lsAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==",
+};
+
 static const char *const comments[] = {
 	"att-fmt-ver: 0.1", "att-hash: sha256", NULL
 };
@@ -223,6 +236,27 @@ main(void)
 	rc = pgp_verify(pa, bad.buf, bad.len, &sig, &plain, &err);
 	tap_check(rc == 0 && sig.status == PGP_SIG_ERROR,
 	    "a truncated document is an ERROR: %s", sig.detail);
+
+	/*
+	 * Packets GnuPG reads with errors no list of document errors had
+	 * (symmetrically encrypted data: "Unexpected error"; compressed data
+	 * that does not inflate) in place of the signature: the document's
+	 * ERROR, not GnuPG failing to run, which would stop an archive run.
+	 */
+	for (i = 0; i < sizeof(odd_packets) / sizeof(odd_packets[0]); i++) {
+		sbuf_reset(&bad);
+		p = strstr(doc.buf, SIG_BEGIN);
+		sbuf_add(&bad, doc.buf, p ? (size_t)(p - doc.buf) : 0);
+		sbuf_addstr(&bad, SIG_BEGIN "\n\n");
+		sbuf_addstr(&bad, odd_packets[i]);
+		sbuf_addstr(&bad, "\n-----END PGP SIGNATURE-----\n");
+		rc = pgp_verify(pa, bad.buf, bad.len, &sig, &plain, &err);
+		tap_check(p != NULL && rc == 0 && sig.status == PGP_SIG_ERROR,
+		    "%s in place of the signature: an ERROR (%s), not a fault "
+		    "(%d: %s)", i == 0 ? "an encrypted packet" :
+		    "compressed data that does not inflate", sig.detail, rc,
+		    rc ? err.msg : "");
+	}
 
 	/* The own key: ultimately trusted under the gpg model. */
 	rc = pgp_key(pa, fpr, time(NULL), &key, &err);

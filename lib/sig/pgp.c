@@ -66,15 +66,16 @@ static const struct {
 };
 
 /*
- * Errors of a whole verify operation that are the document's fault (so
- * a PGP_SIG_ERROR result); any other error means GnuPG did not run.
+ * Errors of a whole verify operation that say GnuPG itself could not run
+ * (missing, too old, its home unreadable, it died, no memory): every
+ * document would meet them.  Any other error, one GnuPG gave about what
+ * it read, is the document's: a PGP_SIG_ERROR result, so that one odd
+ * entry of an archive never stops a run.
  */
-static const gpgme_err_code_t pgp_doc_errors[] = {
-	GPG_ERR_NO_DATA, GPG_ERR_BAD_DATA, GPG_ERR_INV_DATA,
-	GPG_ERR_INV_ARMOR, GPG_ERR_CHECKSUM, GPG_ERR_INV_PACKET,
-	GPG_ERR_UNKNOWN_PACKET, GPG_ERR_TRUNCATED, GPG_ERR_BAD_SIGNATURE,
-	GPG_ERR_SIG_CLASS, GPG_ERR_DIGEST_ALGO, GPG_ERR_PUBKEY_ALGO,
-	GPG_ERR_UNSUPPORTED_ALGORITHM,
+static const gpgme_err_code_t pgp_engine_errors[] = {
+	GPG_ERR_INV_ENGINE, GPG_ERR_ENGINE_TOO_OLD, GPG_ERR_ENOENT,
+	GPG_ERR_EACCES, GPG_ERR_EPERM, GPG_ERR_EPIPE, GPG_ERR_ENOMEM,
+	GPG_ERR_ENOSPC, GPG_ERR_EIO, GPG_ERR_SYSTEM_ERROR, GPG_ERR_ETIMEDOUT,
 };
 
 /* Signing errors that mean the key wants a passphrase. */
@@ -253,8 +254,8 @@ sig_result(struct pgp *p, gpgme_error_t e, struct pgp_sig *sig,
 		sig->nsigs++;
 	if (e != 0 && sig->nsigs == 0) {
 		code = gpg_err_code(e);
-		if (!in_codes(code, pgp_doc_errors, sizeof(pgp_doc_errors) /
-		    sizeof(pgp_doc_errors[0]))) {
+		if (in_codes(code, pgp_engine_errors,
+		    sizeof(pgp_engine_errors) / sizeof(pgp_engine_errors[0]))) {
 			pa_err_set(err, "GnuPG could not verify a document (home "
 			    "%s): %s", p->home, gpgme_strerror(e));
 			return PA_ERROR;
