@@ -43,6 +43,7 @@ if [ ! -x "$RECORDER" ]; then
 fi
 
 . "$srcdir/tests/tap.sh"
+. "$srcdir/tests/children.sh"
 T=$(mktemp -d "${TMPDIR:-/tmp}/t-milter.XXXXXX") || exit 1
 # pids: recorders and milters started and not yet waited for
 pids=
@@ -56,7 +57,7 @@ forget() {
 }
 cleanup() {
 	for p in $pids; do
-		kill -9 "$p" 2>/dev/null
+		child_kill 9 "$p"
 	done
 	workdir_release
 }
@@ -302,6 +303,7 @@ race() {
 		miltertest "$@" -D RACER="$i" -D READY="$d/ready" \
 		    -D GO="$d/go" -D OUT="$d/out.d" -s "$scenarios/$lua" \
 		    >"$d/out-$i" 2>&1 &
+		child_note $!
 		racing="$racing $!"
 		i=$((i + 1))
 	done
@@ -372,8 +374,10 @@ scenario() {
 	"$RECORDER" "$d/rec.sock" "$d/milter.sock" "$d/rec.log" \
 	    2>"$d/rec.err" &
 	rpid=$!
+	child_note "$rpid"
 	"$MILTER" -f -c "$d/milter.conf" >"$d/milter.log" 2>&1 &
 	mpid=$!
+	child_note "$mpid"
 	pids="$pids $rpid $mpid"
 
 	if [ -n "$racers" ]; then
@@ -396,9 +400,9 @@ scenario() {
 
 	# SIGTERM: libmilter takes seconds to stop, so the milters stop
 	# together at the end (stopped) rather than one after the other
-	kill -TERM "$mpid" 2>/dev/null
+	child_kill TERM "$mpid"
 	stopping="$stopping $name:$mpid"
-	kill "$rpid" 2>/dev/null
+	child_kill TERM "$rpid"
 	wait "$rpid" 2>/dev/null
 	forget "$rpid"
 
@@ -850,12 +854,14 @@ else
 	skip "rnp-quiet (t-rnp-quiet.lua)" "patatt, git or python3 is missing"
 fi
 
-# stopped: every milter, sent SIGTERM, exits 0 within 15 seconds
+# stopped: every milter, sent SIGTERM, exits 0 within 15 seconds.  One
+# that ended minutes ago was reaped by the shell, and its ID may name
+# another process by now: child_running tells them apart.
 stopped() {
 	t=0
 	for entry in $stopping; do
 		pid=${entry#*:}
-		while kill -0 "$pid" 2>/dev/null && [ "$t" -lt 15 ]; do
+		while child_running "$pid" && [ "$t" -lt 15 ]; do
 			sleep 1
 			t=$((t + 1))
 		done
@@ -863,8 +869,8 @@ stopped() {
 	bad=
 	for entry in $stopping; do
 		pid=${entry#*:}
-		if kill -0 "$pid" 2>/dev/null; then
-			kill -9 "$pid"
+		if child_running "$pid"; then
+			child_kill 9 "$pid"
 			wait "$pid" 2>/dev/null
 			bad="$bad ${entry%:*}(still running)"
 		else
