@@ -324,10 +324,22 @@ state_init(struct pa_config *cf, struct pa_err *err)
 	return 0;
 }
 
+/*
+ * state_shutdown - the index, pins, ledger and idle deciders closed.  The
+ * generation in force stays: libmilter may still serve a connection
+ * opened before the stop, and its next message, finding the stores
+ * closed (said as the reason), is a fault that OnError answers, not a
+ * crash.
+ */
 void
 state_shutdown(void)
 {
+	static const char stopping[] = "the milter is stopping";
+
 	pthread_rwlock_wrlock(&index_lock);
+	snprintf(index_why, sizeof(index_why), "%s", stopping);
+	if (ledger_handle != NULL)
+		snprintf(ledger_why, sizeof(ledger_why), "%s", stopping);
 	pthread_mutex_lock(&pool_lock);
 	pool_empty();
 	free(pool);
@@ -340,8 +352,6 @@ state_shutdown(void)
 	pins_handle = NULL;
 	ledger_close(ledger_handle);
 	ledger_handle = NULL;
-	state_release(current);
-	current = NULL;
 	pthread_rwlock_unlock(&index_lock);
 }
 
