@@ -297,6 +297,14 @@ EOS
 	    -D SOCK_B="unix:$T/b.sock" -D WAIT_HABIT="$T/wait-habit"
 	ok $? "two milters sharing the database (t-pg-shared.lua)"
 	diag t-pg-shared.lua.out
+	# u4's record reaches the database from B's journal within a batch
+	both="SELECT count(*) FROM arrival WHERE message_id IN
+	    ('h1@pg.example', 'u4@pg.example')"
+	i=0
+	while [ "$(pg_sql "$both")" != 2 ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	"$PATCHATTEST" arrived -c a.conf data/h1.eml data/u4.eml >arrived-ab \
 	    2>&1
 	expect "patchattest arrived finds mail from either milter" 0 $?
