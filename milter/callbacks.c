@@ -14,6 +14,9 @@
  */
 #include "config.h"
 
+#include <netinet/in.h>
+
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +60,7 @@ struct conn {
 	int			 unsafe;	/* ... nor be cleaned */
 	struct hdrstrip		 strip;		/* the fields to delete */
 	char			 envfrom[ARRIVAL_TEXT_MAX];	/* MAIL FROM */
+	char			 host[ARRIVAL_TEXT_MAX];	/* the client */
 	int			 over_limit;	/* past MaximumConnections */
 	unsigned long		 unanswered;	/* STEPS_UNANSWERED agreed */
 };
@@ -186,14 +190,37 @@ cb_negotiate(SMFICTX *ctx, unsigned long actions, unsigned long steps,
 	return SMFIS_CONTINUE;
 }
 
+/*
+ * client - the connecting client as the MTA names it, "name [address]",
+ * for the arrival records (a name the MTA could not find is its address
+ * in brackets already)
+ */
+static void
+client(char *out, size_t size, const char *host, const _SOCK_ADDR *addr)
+{
+	char ip[INET6_ADDRSTRLEN];
+	const void *a = NULL;
+
+	if (addr != NULL && addr->sa_family == AF_INET)
+		a = &((const struct sockaddr_in *)(const void *)addr)->sin_addr;
+	else if (addr != NULL && addr->sa_family == AF_INET6)
+		a = &((const struct sockaddr_in6 *)(const void *)addr)->
+		    sin6_addr;
+	if (host == NULL)
+		host = "";
+	if (a != NULL && inet_ntop(addr->sa_family, a, ip, sizeof(ip)) !=
+	    NULL && host[0] != '[')
+		snprintf(out, size, "%s [%s]", host, ip);
+	else
+		snprintf(out, size, "%s", host);
+}
+
 static sfsistat
 cb_connect(SMFICTX *ctx, char *host, _SOCK_ADDR *addr)
 {
 	struct conn *c;
 	sfsistat rc;
 
-	(void)host;
-	(void)addr;
 	if ((c = conn_of(ctx)) == NULL && (c = conn_new(ctx)) == NULL) {
 		/* Nothing of this connection can be judged: OnError says. */
 		rc = unjudged("out of memory");
@@ -202,6 +229,7 @@ cb_connect(SMFICTX *ctx, char *host, _SOCK_ADDR *addr)
 		    "accept");
 		return rc == SMFIS_TEMPFAIL ? rc : SMFIS_ACCEPT;
 	}
+	client(c->host, sizeof(c->host), host, addr);
 	if ((c->over_limit = over_limit()))
 		return unjudged("over MaximumConnections");
 	return SMFIS_CONTINUE;
@@ -444,33 +472,16 @@ conclude(SMFICTX *ctx, struct conn *c, const struct decision *d)
 }
 
 /*
- * log_record - what became of the arrival record: not written (a fault;
- * for a judged mail OnError acts on it), or written beside earlier
- * copies of its Message-ID
+ * log_record - an arrival record not written: a fault (for a judged
+ * mail OnError acts on it)
  */
 static void
-log_record(SMFICTX *ctx, const struct conn *c, unsigned earlier,
-    const struct pa_err *unrecorded, int judged)
+log_record(SMFICTX *ctx, const struct pa_err *unrecorded, int judged)
 {
-	struct sbuf msgid;
-	char id[256];
-
-	if (unrecorded->msg[0] != '\0') {
+	if (unrecorded->msg[0] != '\0')
 		mlog(LOG_LEVEL_ERROR, "%s: the arrival record was not "
 		    "written%s: %s", queue_id(ctx), judged ? " (OnError)" : "",
 		    unrecorded->msg);
-		return;
-	}
-	if (earlier == 0)
-		return;
-	message_id(c->msg, id, sizeof(id));
-	sbuf_init(&msgid, 1024);
-	hdrfmt_quoted(&msgid, id);
-	if (!sbuf_failed(&msgid))
-		mlog(LOG_LEVEL_WARNING, "%s: message-id=%s arrived %u time(s) "
-		    "before: this copy is recorded beside the earlier",
-		    queue_id(ctx), msgid.buf, earlier);
-	sbuf_release(&msgid);
 }
 
 static sfsistat
@@ -480,7 +491,7 @@ cb_eom(SMFICTX *ctx)
 	char why[128];
 	struct decision d;
 	struct pa_err unrecorded;
-	unsigned earlier = 0;
+	struct arrival_origin from;
 	sfsistat rc;
 
 	if (c == NULL || c->gen == NULL)
@@ -505,14 +516,19 @@ cb_eom(SMFICTX *ctx)
 		snprintf(why, sizeof(why), "over MaximumBodySize (%ld "
 		    "bytes): not checked", c->gen->cf.max_body);
 		decision_fault(&d, 1, why);
-	} else if (state_decide(c->msg, time(NULL), c->envfrom, &d, &earlier,
-	    &unrecorded) == PA_ENOPATCH) {
-		log_record(ctx, c, earlier, &unrecorded, 0);
-		rc = not_a_patch(ctx, c);
-		message_end(c);
-		return rc;
-	} else
-		log_record(ctx, c, earlier, &unrecorded, 1);
+	} else {
+		from.envelope_from = c->envfrom;
+		from.host = c->host;
+		from.queue_id = smfi_getsymval(ctx, "i");
+		if (state_decide(c->msg, time(NULL), &from, &d,
+		    &unrecorded) == PA_ENOPATCH) {
+			log_record(ctx, &unrecorded, 0);
+			rc = not_a_patch(ctx, c);
+			message_end(c);
+			return rc;
+		}
+		log_record(ctx, &unrecorded, 1);
+	}
 	rc = conclude(ctx, c, &d);
 	message_end(c);
 	return rc;

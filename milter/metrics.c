@@ -66,6 +66,7 @@ static atomic_ullong	actions[NACTIONS];
 static atomic_ullong	awaiting;
 static atomic_ullong	forged;
 static atomic_ullong	unrecorded;
+
 static atomic_ullong	latency[NBUCKETS + 1];	/* the last: above all */
 static atomic_ullong	latency_sum_ns;
 
@@ -140,6 +141,7 @@ head(struct sbuf *out, const char *name, const char *type, const char *help)
 static void
 render_messages(struct sbuf *out)
 {
+	unsigned long long identical, differing;
 	size_t v, s, a;
 
 	head(out, "messages_total", "counter", "Patch and signed mail "
@@ -171,6 +173,13 @@ render_messages(struct sbuf *out)
 	    "only we may write, found in incoming mail and removed.");
 	sbuf_addf(out, "patchattest_forged_fields_removed_total %llu\n",
 	    get(&forged));
+	copylog_counts(&identical, &differing);
+	head(out, "copies_total", "counter", "Mail whose Message-ID had "
+	    "arrived before, by whether its content is the first copy's.");
+	sbuf_addf(out, "patchattest_copies_total{content=\"identical\"} "
+	    "%llu\n", identical);
+	sbuf_addf(out, "patchattest_copies_total{content=\"differing\"} "
+	    "%llu\n", differing);
 }
 
 static void

@@ -58,17 +58,16 @@ void			 state_shutdown(void);
 struct generation	*state_hold(void);
 void			 state_release(struct generation *);
 /*
- * state_decide - the decision on a message that arrived at now from the
- * envelope sender envfrom, recorded in StateFile's ledger when it is set
- * (*earlier: the copies of its Message-ID recorded before); one that
- * could not be recorded is d->unrecorded, unrecorded saying why.
+ * state_decide - the decision on a message that arrived at now from
+ * where from says, recorded in StateFile's ledger when it is set; one
+ * that could not be recorded is d->unrecorded, unrecorded saying why.
  * PA_ENOPATCH: neither a patch nor signed, nothing decided; a cover
  * letter is recorded all the same (decide_arrival_unjudged()), a record
  * not written said in unrecorded.
  */
 int			 state_decide(const struct mailmsg *, time_t now,
-			     const char *envfrom, struct decision *d,
-			     unsigned *earlier, struct pa_err *unrecorded);
+			     const struct arrival_origin *from,
+			     struct decision *d, struct pa_err *unrecorded);
 int			 state_reload(const char *path);
 void			 state_reopen_index(void);
 void			 state_index_made(void);
@@ -91,6 +90,15 @@ struct state_gauges {
 					   opened (start-up, reloads) */
 };
 void			 state_gauges(struct state_gauges *);
+
+/*
+ * copylog.c: copylog_copy - the ledger's watcher: a copy logged and
+ * counted; copylog_counts - the copies counted, the same as the first
+ * and differing
+ */
+void	copylog_copy(void *, const struct ledger_copy_event *);
+void	copylog_counts(unsigned long long *identical,
+	    unsigned long long *differing);
 
 /* worker.c: the background thread */
 int	worker_start(const char *config_path, struct pa_err *);

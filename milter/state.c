@@ -302,8 +302,10 @@ open_ledger(void)
 	ledger_why[0] = '\0';
 	if (cf->state_file == NULL)
 		return;
-	if (statedb_ledger_open(&ledger_handle, cf, 1, &notice, &err) == 0)
+	if (statedb_ledger_open(&ledger_handle, cf, 1, &notice, &err) == 0) {
+		ledger_watch(ledger_handle, copylog_copy, NULL);
 		return;
+	}
 	ledger_handle = NULL;
 	snprintf(ledger_why, sizeof(ledger_why), "%s", err.msg);
 	atomic_fetch_add(&ledger_faults, 1);
@@ -401,55 +403,23 @@ decider_put(struct decider *dc, struct generation *g)
 	state_release(was);
 }
 
-/* count_copy - fn of ledger_by_message_id(): one copy more */
-static int
-count_copy(void *arg, const struct arrival *a)
-{
-	(void)a;
-	(*(unsigned *)arg)++;
-	return 0;
-}
-
-/*
- * ledger_put - a into the ledger (index lock held shared), and how many
- * copies of msg's Message-ID were recorded before it (*earlier)
- */
-static int
-ledger_put(const struct arrival *a, const struct mailmsg *msg,
-    unsigned *earlier, struct pa_err *why)
-{
-	struct pa_err ignored;
-	const char *id;
-	size_t n;
-
-	/* for the log only: a read that fails counts nothing, and none is
-	   made that would wait on another host */
-	if (ledger_reads_local(ledger_handle) &&
-	    (id = arrival_message_id(msg, &n)) != NULL && n > 0 &&
-	    ledger_by_message_id_bytes(ledger_handle, id, n, count_copy,
-	    earlier, &ignored) != 0)
-		*earlier = 0;
-	return ledger_record(ledger_handle, a, why);
-}
-
 /*
  * record - the arrival record of what dc decided last (d) into the
- * ledger (index lock held shared), and how many copies of its Message-ID
- * were recorded before it (*earlier).  A record that cannot be queued
- * is a fault of ours: d is unrecorded, the reason says why, and so does
- * why for the log.
+ * ledger (index lock held shared).  A record that cannot be queued is a
+ * fault of ours: d is unrecorded, the reason says why, and so does why
+ * for the log.
  */
 static void
-record(struct decider *dc, const struct mailmsg *msg, const char *envfrom,
-    struct decision *d, unsigned *earlier, struct pa_err *why)
+record(struct decider *dc, const struct mailmsg *msg,
+    const struct arrival_origin *from, struct decision *d, struct pa_err *why)
 {
 	struct arrival a;
 	size_t n;
 
-	decide_arrival(dc, msg, d, envfrom, &a);
+	decide_arrival(dc, msg, d, from, &a);
 	if (ledger_handle == NULL)
 		pa_err_set(why, "%s", ledger_why);
-	else if (ledger_put(&a, msg, earlier, why) == 0)
+	else if (ledger_record(ledger_handle, &a, why) == 0)
 		return;
 	d->unrecorded = 1;
 	n = strlen(d->reason);
@@ -465,31 +435,31 @@ record(struct decider *dc, const struct mailmsg *msg, const char *envfrom,
  */
 static void
 record_unjudged(struct decider *dc, const struct mailmsg *msg,
-    const char *envfrom, unsigned *earlier, struct pa_err *why)
+    const struct arrival_origin *from, struct pa_err *why)
 {
 	struct arrival a;
 
 	/* nothing to remember, or a fault reading it (why says it) */
-	if (decide_arrival_unjudged(dc, msg, envfrom, &a, why) != 0)
+	if (decide_arrival_unjudged(dc, msg, from, &a, why) != 0)
 		return;
 	pthread_rwlock_rdlock(&index_lock);
 	if (ledger_handle == NULL)
 		pa_err_set(why, "%s", ledger_why);
 	else
-		(void)ledger_put(&a, msg, earlier, why);
+		(void)ledger_record(ledger_handle, &a, why);
 	pthread_rwlock_unlock(&index_lock);
 }
 
 int
-state_decide(const struct mailmsg *msg, time_t now, const char *envfrom,
-    struct decision *d, unsigned *earlier, struct pa_err *unrecorded)
+state_decide(const struct mailmsg *msg, time_t now,
+    const struct arrival_origin *from, struct decision *d,
+    struct pa_err *unrecorded)
 {
 	struct generation *g;
 	struct decider *dc;
 	struct pa_err err;
 	const char *fault;
 
-	*earlier = 0;
 	unrecorded->msg[0] = '\0';
 	if ((dc = decider_get(&g, &err)) == NULL) {
 		memset(d, 0, sizeof(*d));
@@ -501,8 +471,7 @@ state_decide(const struct mailmsg *msg, time_t now, const char *envfrom,
 	/* Hashes and signatures need no index: no lock while they run. */
 	if (decide_begin(dc, msg, now) != 0) {
 		if (g->cf.state_file != NULL)
-			record_unjudged(dc, msg, envfrom, earlier,
-			    unrecorded);
+			record_unjudged(dc, msg, from, unrecorded);
 		decider_put(dc, g);
 		return PA_ENOPATCH;
 	}
@@ -520,7 +489,7 @@ state_decide(const struct mailmsg *msg, time_t now, const char *envfrom,
 	    NULL);
 	decide_end(dc, fault ? NULL : index_handle, fault, d);
 	if (g->cf.state_file != NULL)
-		record(dc, msg, envfrom, d, earlier, unrecorded);
+		record(dc, msg, from, d, unrecorded);
 	pthread_rwlock_unlock(&index_lock);
 	decider_put(dc, g);
 	return 0;

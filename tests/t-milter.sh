@@ -729,14 +729,14 @@ if [ -n "$have_habit" ]; then
 	grep -q 'result=unsigned-by-signer .*reason="dev@example.org signed 3 of its last 3 patches' \
 	    "$T/run/habit/milter.log"
 	ok $? "habit: the log line names the habit"
-	grep -q 'HABITCOPY2: message-id="<habit-other@example.org>" arrived 1 time(s) before: this copy is recorded beside the earlier' \
+	grep -q 'HABITCOPY2: message-id="<habit-other@example.org>" arrived again, the same as the first copy; 2 copies, 0 differing; copy=2 .* queue="HABITCOPY2" .* first=1 ' \
 	    "$T/run/habit/milter.log" &&
 	    [ "$("$LEDGER_DUMP" "$T/run/habit/state.mdb" \
 	    habit-other@example.org | grep -c '^copy	')" -eq 2 ]
 	ok $? "habit: a second copy of a Message-ID is logged and kept"
-	grep -q 'LONGCOPY2: message-id="<xxxx*" arrived 1 time(s) before' \
+	grep -q 'LONGCOPY2: message-id="<xxxx*>" arrived again with other content: author-or-subject,commit-message,diff differs from the first copy; 2 copies, 1 differing; .*(an attack, or a relay that changes mail' \
 	    "$T/run/habit/milter.log"
-	ok $? "habit: so is one of 900 bytes, with other content"
+	ok $? "habit: so is one of 900 bytes, with other content, as a warning"
 	defines="ACTION=reject"
 	scenario habit-reject t-habit.lua empty \
 	    "PatattKeyring $T/patatt/keyring" "OnUnsignedBySigner reject"

@@ -44,7 +44,7 @@ expect "db status before init: no schema (1)" 1 $?
 "$PATCHATTEST" db init -c conf >>"$out" 2>&1
 expect "db init" 0 $?
 "$PATCHATTEST" db status -c conf >"$T/status" 2>&1
-expect "db status after init" "schema version 1: ok" "$(cat "$T/status")"
+expect "db status after init" "schema version 2: ok" "$(cat "$T/status")"
 "$PATCHATTEST" db init -c conf >>"$out" 2>&1
 expect "db init again: nothing to do" 0 $?
 
@@ -54,7 +54,7 @@ expect "a schema of another version: status 1" 1 $?
 grep -q "schema version 99" "$T/status"
 ok $? "... and it says which"
 cat "$T/status" >>"$out"
-pg_sql "UPDATE patchattest_schema SET version = 1" >/dev/null
+pg_sql "UPDATE patchattest_schema SET version = 2" >/dev/null
 
 # Two processes race for the first pins of 20 identities, each with its
 # own key: for each, exactly one pins, the other sees the winner's key.
@@ -92,6 +92,9 @@ for f in "$srcdir"/tests/fixtures/seeds/*; do
 		cat "$f"
 		echo
 	} >"s$i"
+	# the same patches again under Message-IDs of their own, for a habit:
+	# a Message-ID that arrived before teaches none
+	sed "s/^Message-ID: <s$i@/Message-ID: <h$i@/" "s$i" >"h$i"
 	i=$((i + 1))
 done
 
@@ -130,12 +133,12 @@ expect "a second copy of a Message-ID" 2 \
 # selector and offered key included.
 nokey=nokey,ed25519-sha256,t1,AbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/abcd=
 "$RECORD" "-c$T/conf" 1583107200 "$nokey" s6 >>"$out" 2>&1
-# a habit: three patches signed by one key (s0 is the cover letter),
+# a habit: three patches signed by one key (h0 is the cover letter),
 # then one unsigned
 hab=-shab@example.org,ed25519/example.org/hab/t1
-"$RECORD" "$hab" "-c$T/conf" 1583107300 pass s0 s1 s2 s3 >>"$out" 2>&1
+"$RECORD" "$hab" "-c$T/conf" 1583107300 pass h0 h1 h2 h3 >>"$out" 2>&1
 "$RECORD" "-shab@example.org," "-c$T/conf" 1583107400 unsigned-by-signer \
-    s4 >>"$out" 2>&1
+    h4 >>"$out" 2>&1
 expect "a habit learnt in the database" \
     "ed25519/example.org/hab/t1 4 3" \
     "$(pg_sql "SELECT key || ' ' || recent || ' ' || recent_signed FROM habit WHERE identity = 'hab@example.org'")"
@@ -148,9 +151,9 @@ expect "a nokey record, with its signature's columns" \
 	"$RECORD" "$T/file.mdb" 1582578900 pass s5 &&
 	"$RECORD" "$T/file.mdb" 1582579000 pass s1 &&
 	"$RECORD" "$T/file.mdb" 1583107200 "$nokey" s6 &&
-	"$RECORD" "$hab" "$T/file.mdb" 1583107300 pass s0 s1 s2 s3 &&
+	"$RECORD" "$hab" "$T/file.mdb" 1583107300 pass h0 h1 h2 h3 &&
 	"$RECORD" "-shab@example.org," "$T/file.mdb" 1583107400 \
-	    unsigned-by-signer s4
+	    unsigned-by-signer h4
 } >>"$out" 2>&1
 setup $? "the same records in a StateFile" "$out"
 printf 'StateFile %s/file.mdb\n' "$T" >conf-file
@@ -173,7 +176,8 @@ sed 's/^/#   /' stats-pg.text
 
 # Two nodes recording one Message-ID at once number its copies in turn:
 # two processes, each with a journal of its own, record s2 twelve times,
-# five rounds at once; every copy number is had by one record.
+# five rounds at once; every copy is counted once, and of the copies kept
+# (the first 16 of a Message-ID) each copy number is had by one record.
 for node in a b; do
 	printf '%s\n' "StateFile $T/copies-$node.mdb" \
 	    "StateDatabase $PG_CONNINFO" "ArrivalRetentionDays 0" \
@@ -187,9 +191,11 @@ for round in 1 2 3 4 5; do
 	    >>"$out" 2>&1
 	wait $!
 done
-expect "two nodes recording one Message-ID at once: each copy once" \
-    "120 120" \
-    "$(pg_sql "SELECT count(*) || ' ' || count(DISTINCT copy) FROM arrival WHERE message_id = 's2@seed.example' AND arrived = to_timestamp(1583000000)")"
+expect "two nodes recording one Message-ID at once: each copy counted once" \
+    121 \
+    "$(pg_sql "SELECT c.arrived FROM arrival_copies c JOIN arrival a USING (message_id_sha256) WHERE a.message_id = 's2@seed.example' AND a.copy = 1")"
+expect "... the first 16 kept, each copy number had by one" "15 15 2 16" \
+    "$(pg_sql "SELECT count(*) || ' ' || count(DISTINCT copy) || ' ' || min(copy) || ' ' || max(copy) FROM arrival WHERE message_id = 's2@seed.example' AND arrived = to_timestamp(1583000000)")"
 pg_sql "DELETE FROM arrival WHERE arrived = to_timestamp(1583000000)" \
     >/dev/null
 
@@ -399,7 +405,7 @@ nconf conf-n "$PG_CONNINFO"
 pg_sql "UPDATE patchattest_schema SET version = 7" >/dev/null
 "$MILTER" -n -c conf-n >n-schema 2>&1
 rc=$?
-pg_sql "UPDATE patchattest_schema SET version = 1" >/dev/null
+pg_sql "UPDATE patchattest_schema SET version = 2" >/dev/null
 expect "milter -n, a schema of another version: refused" 1 \
     "$((rc != 0))"
 grep -q 'schema version 7' n-schema

@@ -42,29 +42,54 @@ hdrs(struct sbuf *out, const char *from)
 	    "Message-ID: <t-signer-%u@example.org>\n", from, SUBJ, ++nmsg);
 }
 
+/*
+ * patch_body - the fixture's patch, its diff made the message's own: a
+ * habit counts patches, and the same patch sent again counts once
+ */
+static void
+patch_body(struct sbuf *out)
+{
+	char line[64];
+
+	sbuf_reset(out);
+	sbuf_addstr(out, BODY);
+	snprintf(line, sizeof(line), "delay = delay + %u;", nmsg);
+	replace(out, "delay = delay;", line);
+}
+
 /* signed_by - a patch by alice signed with key, selector sel */
 static void
 signed_by(struct sbuf *msg, const struct key *key, const char *sel)
 {
 	struct spec sp;
-	struct sbuf h;
+	struct sbuf h, body;
 
 	sbuf_init(&h, SBUF_NOMAX);
+	sbuf_init(&body, SBUF_NOMAX);
 	hdrs(&h, FROM_ALICE);
+	patch_body(&body);
 	memset(&sp, 0, sizeof(sp));
 	sp.hdrs = h.buf;
+	sp.body = body.buf;
 	sp.key = key;
 	sp.s = sel;
 	build(msg, &sp);
 	sbuf_release(&h);
+	sbuf_release(&body);
 }
 
-/* unsigned_from - the fixture's patch, unsigned, from from */
+/* unsigned_from - a patch of its own, unsigned, from from */
 static void
 unsigned_from(struct sbuf *msg, const char *from)
 {
+	struct sbuf body;
+
+	sbuf_init(&body, SBUF_NOMAX);
 	hdrs(msg, from);
-	sbuf_addstr(msg, "\n" BODY);
+	patch_body(&body);
+	sbuf_addch(msg, '\n');
+	sbuf_addstr(msg, body.buf);
+	sbuf_release(&body);
 }
 
 /*
@@ -85,7 +110,8 @@ judge(const struct sbuf *msg, struct decision *d, struct arrival *a)
 		return VERDICT_TEMPERROR;
 	}
 	decide_end(dc, NULL, NULL, d);
-	decide_arrival(dc, m, d, "<alice@example.org>", a);
+	decide_arrival(dc, m, d,
+	    &(struct arrival_origin){ "<alice@example.org>", NULL, NULL }, a);
 	mailmsg_free(m);
 	if (lg != NULL && (ledger_record(lg, a, &err) != 0 ||
 	    ledger_sync(lg, &err) != 0))
@@ -188,7 +214,7 @@ test_habit(const struct key *alice, const struct key *stranger,
 	tap_check_str(a.patatt, "nokey", "... patatt's own verdict recorded");
 
 	signed_by(&msg, alice, NULL);
-	replace(&msg, "+\tdelay = delay;", "+\tdelay = 0;");
+	replace(&msg, "+\tdelay = delay", "+\tdelay = 0");
 	tap_check_int(judge(&msg, &d, &a), VERDICT_FAIL,
 	    "alice's patch changed after she signed it: fail stays fail");
 

@@ -59,6 +59,10 @@ static const struct field arrival_fields[] = {
 	A(23, F_STR, algo),
 	A(24, F_STR, selector),
 	A(25, F_STR, offered),
+	A(26, F_STR, host),
+	A(27, F_STR, queue_id),
+	A(28, F_FLAG, differs),
+	A(29, F_UINT, parts),
 };
 #undef A
 
@@ -73,6 +77,7 @@ static const struct field habit_fields[] = {
 	H(5, F_TIME, h.first_signed),
 	H(6, F_TIME, h.last_signed),
 	H(7, F_UINT, window),
+	H(8, F_BYTES, ids),
 };
 #undef H
 
@@ -328,29 +333,106 @@ arrival_set_message_id(struct arrival *a, const char *id, size_t len)
 		memset(a->message_id_sha256, 0, sizeof(a->message_id_sha256));
 }
 
-/* ledger_habit_add - see ledger-codec.h */
-void
-ledger_habit_add(struct habit_state *hs, const struct arrival *a)
+int
+ledger_patch_id(unsigned char out[LEDGER_PATCHID_LEN], const char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+	const char *hi, *lo;
+	size_t i;
+
+	if (strlen(hex) != 2 * LEDGER_PATCHID_LEN)
+		return -1;
+	for (i = 0; i < LEDGER_PATCHID_LEN; i++) {
+		if ((hi = memchr(digits, hex[2 * i], 16)) == NULL ||
+		    (lo = memchr(digits, hex[2 * i + 1], 16)) == NULL)
+			return -1;
+		out[i] = (unsigned char)((hi - digits) << 4 | (lo - digits));
+	}
+	return 0;
+}
+
+/* habit_id - what a's place in a habit's window remembers of it */
+static void
+habit_id(struct habit_id *id, const struct arrival *a)
+{
+	unsigned char pid[LEDGER_PATCHID_LEN];
+
+	memset(id, 0, sizeof(*id));
+	memcpy(id->msgid, a->message_id_sha256, sizeof(id->msgid));
+	if (ledger_patch_id(pid, a->patch_id) == 0)
+		memcpy(id->patch, pid, sizeof(id->patch));
+}
+
+/* habit_find - the place in hs's window of the mail or patch id: its
+   bit, or -1 */
+static int
+habit_find(const struct habit_state *hs, const struct habit_id *id)
+{
+	static const unsigned char none[8];
+	unsigned k;
+
+	for (k = 0; k < hs->h.recent && k < HABIT_WINDOW; k++)
+		if (memcmp(hs->ids[k].msgid, id->msgid, 8) == 0 ||
+		    (memcmp(id->patch, none, 8) != 0 &&
+		    memcmp(hs->ids[k].patch, id->patch, 8) == 0))
+			return (int)k;
+	return -1;
+}
+
+/* signed_by - a, the latest signed mail of hs, signed with its key */
+static void
+signed_by(struct habit_state *hs, const struct arrival *a, int latest)
+{
+	if (latest && hs->h.run > 0 && strcmp(hs->h.key, a->key) == 0)
+		hs->h.run++;
+	else if (latest)
+		hs->h.run = 1;
+	if (latest || hs->h.key[0] == '\0')
+		memcpy(hs->h.key, a->key, sizeof(hs->h.key));
+	if (hs->h.first_signed == 0)
+		hs->h.first_signed = a->arrived;
+	if (a->arrived > hs->h.last_signed)
+		hs->h.last_signed = a->arrived;
+}
+
+static void
+count_signed(struct habit_state *hs)
 {
 	uint32_t w;
 
+	for (hs->h.recent_signed = 0, w = hs->window; w != 0; w &= w - 1)
+		hs->h.recent_signed++;
+}
+
+/* ledger_habit_add - see ledger-codec.h */
+int
+ledger_habit_add(struct habit_state *hs, const struct arrival *a)
+{
+	struct habit_id id;
+	int k;
+
+	habit_id(&id, a);
+	if ((k = habit_find(hs, &id)) >= 0) {
+		if (!a->signed_trusted || (hs->window >> k & 1) != 0)
+			return 0;
+		hs->window |= (uint32_t)1 << k;
+		count_signed(hs);
+		signed_by(hs, a, k == 0);
+		return 1;
+	}
+	if (a->copy > 1)
+		return 0;
 	if (hs->h.recent < HABIT_WINDOW)
 		hs->h.recent++;
 	hs->window = hs->window << 1 | (a->signed_trusted != 0);
 	if (hs->h.recent < HABIT_WINDOW)
 		hs->window &= ((uint32_t)1 << hs->h.recent) - 1;
-	for (hs->h.recent_signed = 0, w = hs->window; w != 0; w &= w - 1)
-		hs->h.recent_signed++;
-	if (!a->signed_trusted) {
-		hs->h.run = 0;
-		return;
-	}
-	if (hs->h.run > 0 && strcmp(hs->h.key, a->key) == 0)
-		hs->h.run++;
+	memmove(&hs->ids[1], &hs->ids[0], sizeof(hs->ids) - sizeof(id));
+	hs->ids[0] = id;
+	count_signed(hs);
+	if (a->signed_trusted)
+		signed_by(hs, a, 1);
 	else
-		hs->h.run = 1;
-	memcpy(hs->h.key, a->key, sizeof(hs->h.key));
-	if (hs->h.first_signed == 0)
-		hs->h.first_signed = a->arrived;
-	hs->h.last_signed = a->arrived;
+		hs->h.run = 0;
+	return 1;
 }

@@ -28,15 +28,32 @@
 
 #include "ledger.h"
 
+#define LEDGER_PATCHID_LEN	20	/* a patch-id's bytes */
+
+/* ledger_patch_id - hex into its 20 bytes: 0, or -1 when it is not one */
+int	ledger_patch_id(unsigned char out[LEDGER_PATCHID_LEN],
+	    const char *hex);
+
 /* The largest value either encoder makes, with room. */
 #define LEDGER_VALUE_MAX	8192
 
-/* A habit as it is kept: which of the recent patch mails were signed. */
+/*
+ * A habit as it is kept: which of the recent patch mails were signed,
+ * and what each was, so that a copy or a re-sent patch is known as one
+ * (ledger.h): ids[k] belongs to bit k of window.
+ */
+struct habit_id {
+	unsigned char	 msgid[8];	/* the Message-ID's hash, its start */
+	unsigned char	 patch[8];	/* the patch-id's start; 0s: none */
+};
+
 struct habit_state {
 	struct habit	 h;
 	uint32_t	 window;	/* bit 0: the latest patch mail, set
 					   when it was signed with a trusted
 					   key; h.recent bits are in use */
+	struct habit_id	 ids[HABIT_WINDOW];	/* all 0: not known (a
+						   habit older than them) */
 };
 
 int	ledger_encode_arrival(struct sbuf *, const void *key, size_t keylen,
@@ -48,8 +65,14 @@ int	ledger_encode_habit(struct sbuf *, const struct habit_state *);
 int	ledger_decode_habit(const void *value, size_t len,
 	    const char *identity, size_t identitylen, struct habit_state *out);
 
-/* ledger_habit_add - a's patch mail added to the habit hs */
-void	ledger_habit_add(struct habit_state *hs, const struct arrival *a);
+/*
+ * ledger_habit_add - a's patch mail added to the habit hs (a's
+ * message_id_sha256 set): a new place in the window, or, when the window
+ * holds its Message-ID or its patch already, that place marked signed if
+ * a is; a later copy (a->copy > 1) of a Message-ID the window no longer
+ * holds adds nothing.  Returns whether hs changed.
+ */
+int	ledger_habit_add(struct habit_state *hs, const struct arrival *a);
 
 /*
  * ledger_seal - the checksum field of the value that begins at start in

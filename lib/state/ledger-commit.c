@@ -16,8 +16,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "arrival.h"
 #include "ledger-codec.h"
 #include "ledger-int.h"
 
@@ -30,94 +32,113 @@ struct batch {
 	MDB_txn		*txn;
 	uint64_t	 seq;	/* the next record's */
 	struct sbuf	 val;
+	struct arrival	 rec, first;	/* the one being put, its first copy */
+	int		 has_first, kept;
 };
 
 static int	 put_arrival(struct batch *, const struct arrival *);
-static int	 next_copy(struct batch *, MDB_val *, unsigned *);
 static int	 learn(struct batch *, const struct arrival *);
 static int	 prune(struct batch *, time_t, size_t);
 static int	 unindex(struct batch *, const MDB_val *, const MDB_val *);
 static void	 index_value(unsigned char *, unsigned, const void *);
-static int	 seq_get(struct batch *);
-static int	 seq_put(struct batch *);
 
 int
-ledger_commit(struct ledger_lmdb *l, size_t head, size_t n, time_t now,
-    struct pa_err *err)
+ledger_commit(struct ledger_lmdb *l, size_t head, size_t n, uint64_t accepted,
+    time_t now, struct pa_err *err)
 {
-	struct batch b = { .l = l };
+	struct batch *b;
 	size_t i;
 	int rc;
 
 	if (ledger_intact(l, err) != 0)
 		return EIO;
-	if ((rc = ledger_txn_begin(l, 0, &b.txn)) != 0) {
+	if ((b = calloc(1, sizeof(*b))) == NULL) {
+		ledger_fail(l, err, "cannot write", ENOMEM);
+		return ENOMEM;
+	}
+	b->l = l;
+	copy_news_clear(&l->news);
+	if ((rc = ledger_txn_begin(l, 0, &b->txn)) != 0) {
 		ledger_fail(l, err, "cannot write", rc);
+		free(b);
 		return rc;
 	}
-	sbuf_init(&b.val, LEDGER_VALUE_MAX);
-	rc = seq_get(&b);
+	sbuf_init(&b->val, LEDGER_VALUE_MAX);
+	rc = ledger_meta_get(l, b->txn, LEDGER_META_SEQ, &b->seq);
 	for (i = 0; i < n && rc == 0; i++)
-		rc = put_arrival(&b, &l->queue[(head + i) % LEDGER_QUEUE_MAX]);
+		rc = put_arrival(b, &l->queue[(head + i) % LEDGER_QUEUE_MAX]);
 	if (rc == 0)
-		rc = prune(&b, now, n + PRUNE_EXTRA);
-	if (rc == 0 && (rc = seq_put(&b)) == 0) {
-		rc = mdb_txn_commit(b.txn);
-		b.txn = NULL;
+		rc = prune(b, now, n + PRUNE_EXTRA);
+	if (rc == 0 && (rc = ledger_meta_put(l, b->txn, LEDGER_META_SEQ,
+	    b->seq)) == 0 && (rc = ledger_meta_put(l, b->txn,
+	    LEDGER_META_ACCEPTED, accepted + n)) == 0) {
+		rc = mdb_txn_commit(b->txn);
+		b->txn = NULL;
 	}
-	ledger_txn_end(l, b.txn);
-	sbuf_release(&b.val);
+	ledger_txn_end(l, b->txn);
+	sbuf_release(&b->val);
+	free(b);
 	/* committed and in the map: a failed sync is made good by the next */
 	if (rc == 0)
 		(void)mdb_env_sync(l->env, 1);
-	else
+	else {
+		copy_news_clear(&l->news);
 		ledger_fail(l, err, "cannot write", rc);
+	}
 	return ledger_intact(l, err) != 0 ? EIO : rc;
 }
 
-static int
-seq_get(struct batch *b)
+static void
+put32(unsigned char *p, uint32_t v)
 {
-	MDB_val k = { 3, "seq" }, v;
-	const unsigned char *p;
-	int rc, i;
-
-	b->seq = 0;
-	if ((rc = mdb_get(b->txn, b->l->meta, &k, &v)) == MDB_NOTFOUND)
-		return 0;
-	if (rc != 0)
-		return rc;
-	if (v.mv_size != 8)
-		return MDB_CORRUPTED;
-	for (p = v.mv_data, i = 0; i < 8; i++)
-		b->seq = b->seq << 8 | p[i];
-	return 0;
-}
-
-static int
-seq_put(struct batch *b)
-{
-	unsigned char buf[8];
-	MDB_val k = { 3, "seq" }, v = { 8, buf };
-	int i;
-
-	for (i = 0; i < 8; i++)
-		buf[i] = (unsigned char)(b->seq >> (56 - 8 * i));
-	return mdb_put(b->txn, b->l->meta, &k, &v, 0);
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
 }
 
 /* index_value - the Message-ID index's value: copy, then the record key */
 static void
 index_value(unsigned char *idx, unsigned copy, const void *key)
 {
-	int i;
-
-	for (i = 0; i < 4; i++)
-		idx[i] = (unsigned char)(copy >> (24 - 8 * i));
+	put32(idx, copy);
 	memcpy(idx + 4, key, LEDGER_KEY_LEN);
 }
 
-/* put_arrival - a's record, its index entries and its habit */
+/*
+ * number - rec numbered as the next copy of the Message-ID hashed in hk,
+ * set beside its first kept copy (b->first), counted in *cs and, past
+ * the first, in copies: whether it is kept (b->kept), 0, or LMDB's error
+ */
+static int
+number(struct batch *b, const MDB_val *hk, struct arrival *rec,
+    struct ledger_copies *cs)
+{
+	unsigned char val[LEDGER_COPIES_VAL_LEN];
+	MDB_val k = *hk, v = { sizeof(val), val };
+	int rc;
+
+	if (!copies_known(hk->mv_data)) {
+		memset(cs, 0, sizeof(*cs));
+		b->has_first = 0;
+		b->kept = copies_next(rec, NULL, cs);
+		return 0;
+	}
+	if ((rc = ledger_copies_get(b->l, b->txn, hk, cs, &b->first)) < 0)
+		return -rc;
+	b->has_first = rc;
+	b->kept = copies_next(rec, b->has_first ? &b->first : NULL, cs);
+	if (rec->copy == 1)
+		return 0;
+	put32(val, cs->arrived);
+	put32(val + 4, cs->differing);
+	return mdb_put(b->txn, b->l->copies, &k, &v, 0);
+}
+
+/*
+ * put_arrival - a's record, its index entries and its habit; a copy past
+ * those kept is only counted
+ */
 static int
 put_arrival(struct batch *b, const struct arrival *a)
 {
@@ -125,17 +146,27 @@ put_arrival(struct batch *b, const struct arrival *a)
 	    pid[LEDGER_PATCHID_LEN];
 	MDB_val hk = { sizeof(hash), hash }, rk = { sizeof(key), key };
 	MDB_val iv = { sizeof(idx), idx }, pk = { sizeof(pid), pid }, v;
-	struct arrival rec = *a;
+	struct arrival *rec = &b->rec;
+	struct ledger_copies cs;
 	int rc;
 
 	if (ledger_msgid_hash(a, hash) != 0)
 		return ENOMEM;
-	memcpy(rec.message_id_sha256, hash, sizeof(hash));
-	ledger_time_key(key, a->arrived, b->seq++);
-	if ((rc = next_copy(b, &hk, &rec.copy)) != 0)
+	*rec = *a;
+	memcpy(rec->message_id_sha256, hash, sizeof(hash));
+	if ((rc = number(b, &hk, rec, &cs)) != 0)
 		return rc;
+	if (rec->copy > 1 && copy_news_add(&b->l->news, rec, b->has_first ?
+	    &b->first : NULL, &cs, b->kept) != 0)
+		return ENOMEM;
+	if (rec->has_patch && rec->identity[0] != '\0' &&
+	    (rc = learn(b, rec)) != 0)
+		return rc;
+	if (!b->kept)
+		return 0;
+	ledger_time_key(key, rec->arrived, b->seq++);
 	sbuf_reset(&b->val);
-	if (ledger_encode_arrival(&b->val, key, sizeof(key), &rec) != 0)
+	if (ledger_encode_arrival(&b->val, key, sizeof(key), rec) != 0)
 		return ENOMEM;
 	v.mv_size = b->val.len;
 	v.mv_data = b->val.buf;
@@ -146,46 +177,17 @@ put_arrival(struct batch *b, const struct arrival *a)
 		rc = mdb_put(b->txn, b->l->records, &rk, &v, 0);
 	if (rc != 0)
 		return rc;
-	index_value(idx, rec.copy, key);
-	if ((rc = mdb_put(b->txn, b->l->msgid, &hk, &iv, 0)) != 0)
+	index_value(idx, rec->copy, key);
+	if (copies_known(hash) &&
+	    (rc = mdb_put(b->txn, b->l->msgid, &hk, &iv, 0)) != 0)
 		return rc;
-	if (a->has_patch && ledger_patch_id(pid, a->patch_id) == 0 &&
+	if (rec->has_patch && ledger_patch_id(pid, rec->patch_id) == 0 &&
 	    (rc = mdb_put(b->txn, b->l->patchid, &pk, &rk, 0)) != 0)
 		return rc;
-	return a->has_patch && a->identity[0] != '\0' ? learn(b, &rec) : 0;
+	return 0;
 }
 
-/*
- * next_copy - the copy number of the next record of the Message-ID
- * hashed in hk: one more than its latest copy's, kept even when older
- * copies were removed
- */
-static int
-next_copy(struct batch *b, MDB_val *hk, unsigned *copy)
-{
-	const unsigned char *p;
-	MDB_cursor *cur;
-	MDB_val k = *hk, v;
-	size_t dups;
-	int rc;
-
-	*copy = 1;
-	if ((rc = mdb_cursor_open(b->txn, b->l->msgid, &cur)) != 0)
-		return rc;
-	if ((rc = mdb_cursor_get(cur, &k, &v, MDB_SET_KEY)) == 0 &&
-	    (rc = mdb_cursor_get(cur, &k, &v, MDB_LAST_DUP)) == 0) {
-		p = v.mv_data;
-		if (v.mv_size == LEDGER_MSGID_VAL_LEN)
-			*copy = ((unsigned)p[0] << 24 | (unsigned)p[1] << 16 |
-			    (unsigned)p[2] << 8 | p[3]) + 1;
-		else if ((rc = mdb_cursor_count(cur, &dups)) == 0)
-			*copy = (unsigned)dups + 1;
-	}
-	mdb_cursor_close(cur);
-	return rc == MDB_NOTFOUND ? 0 : rc;
-}
-
-/* learn - a's patch mail added to its identity's habit */
+/* learn - a's patch mail added to its identity's habit, when it adds */
 static int
 learn(struct batch *b, const struct arrival *a)
 {
@@ -201,7 +203,8 @@ learn(struct batch *b, const struct arrival *a)
 		memset(&hs, 0, sizeof(hs));
 		memcpy(hs.h.identity, a->identity, k.mv_size + 1);
 	}
-	ledger_habit_add(&hs, a);
+	if (!ledger_habit_add(&hs, a))
+		return 0;
 	sbuf_reset(&b->val);
 	if (ledger_encode_habit(&b->val, &hs) != 0)
 		return ENOMEM;
@@ -248,7 +251,7 @@ unindex(struct batch *b, const MDB_val *k, const MDB_val *v)
 	unsigned char idx[LEDGER_MSGID_VAL_LEN], pid[LEDGER_PATCHID_LEN];
 	struct arrival a;
 	MDB_val hk = { 32, a.message_id_sha256 }, iv = { sizeof(idx), idx };
-	MDB_val pk = { sizeof(pid), pid }, rk = *k;
+	MDB_val pk = { sizeof(pid), pid }, rk = *k, v2;
 	int rc;
 
 	if (ledger_decode_arrival(v->mv_data, v->mv_size, k->mv_data,
@@ -256,6 +259,11 @@ unindex(struct batch *b, const MDB_val *k, const MDB_val *v)
 		return 0;
 	index_value(idx, a.copy, k->mv_data);
 	if ((rc = mdb_del(b->txn, b->l->msgid, &hk, &iv)) != 0 &&
+	    rc != MDB_NOTFOUND)
+		return rc;
+	/* the last kept copy gone: what counted the others goes too */
+	if ((rc = mdb_get(b->txn, b->l->msgid, &hk, &v2)) == MDB_NOTFOUND &&
+	    (rc = mdb_del(b->txn, b->l->copies, &hk, NULL)) != 0 &&
 	    rc != MDB_NOTFOUND)
 		return rc;
 	if (a.has_patch && ledger_patch_id(pid, a.patch_id) == 0 &&

@@ -7,13 +7,21 @@
  *
  * One LMDB file (MDB_NOSUBDIR) holds named databases:
  *   meta      "format" -> LEDGER_FORMAT; "seq" -> the next sequence
- *             number (8 bytes, big-endian)
+ *             number; "accepted" -> how many records ledger_record()
+ *             had accepted when the last batch was committed (so that
+ *             a read tells the queued records it holds from the rest);
+ *             numbers 8 bytes, big-endian
  *   records   arrival time (8 bytes, big-endian, sign bit flipped so
  *             that the order is time's) and sequence (8) -> the record
  *   msgid     SHA-256 of the Message-ID -> copy (4) and record key (16),
  *             one of each copy (sorted duplicates: in copy order)
  *   patchid   the patch-id's 20 bytes -> record key (16), duplicates
  *   habits    identity -> its habit (ledger-codec.h)
+ *   copies    SHA-256 of a Message-ID that arrived more than once -> the
+ *             copies that arrived (4) and differed from the first kept
+ *             (4); the kept ones are its msgid entries.  A file made
+ *             before it has none: a read finds nothing there, and the
+ *             writer makes it.
  * An index entry whose record is gone (removed as too old) is passed.
  *
  * Threads: the handle is shared (MDB_NOTLS: a read transaction is not
@@ -30,18 +38,21 @@
 
 #include <lmdb.h>
 
+#include "copies.h"
 #include "store-int.h"
 
 #define LEDGER_FORMAT		"patchattest ledger 1"
 #define LEDGER_QUEUE_MAX	4096	/* records waiting to be written */
 #define LEDGER_KEY_LEN		16	/* time and sequence */
 #define LEDGER_MSGID_VAL_LEN	(4 + LEDGER_KEY_LEN)
-#define LEDGER_PATCHID_LEN	20
+#define LEDGER_COPIES_VAL_LEN	8
 
 struct ledger_lmdb {
 	struct ledger		 base;		/* first: the handle */
 	MDB_env			*env;
-	MDB_dbi			 meta, records, msgid, patchid, habits;
+	MDB_dbi			 meta, records, msgid, patchid, habits,
+				 copies;
+	int			 has_copies;	/* copies is there */
 	char			*path;
 	unsigned		 retention_days;
 	size_t			 mapsize;
@@ -55,12 +66,16 @@ struct ledger_lmdb {
 	struct arrival		*queue;		/* NULL: read-only */
 	size_t			 head, count;
 	uint64_t		 committed;	/* records written, ever */
+	uint64_t		 accepted;	/* records accepted before
+						   the one at head, ever */
 	uint64_t		 failures;	/* commits that failed, ever */
 	struct pa_err		 fault;		/* the last failure's reason */
 	int			 stopping;
 	unsigned		 hurry;		/* ledger_sync()s waiting */
 	int			 writer_running;
 	pthread_t		 writer;
+
+	struct copy_news	 news;		/* of the last batch */
 };
 
 /* ledger_fail - "WHAT the arrival records at PATH: REASON"; PA_ERROR */
@@ -85,23 +100,41 @@ int	ledger_grow(struct ledger_lmdb *);
 void	ledger_time_key(unsigned char key[LEDGER_KEY_LEN], time_t t,
 	    uint64_t seq);
 time_t	ledger_key_time(const unsigned char key[LEDGER_KEY_LEN]);
-/* ledger_patch_id - hex into its 20 bytes: 0, or -1 when it is not one */
-int	ledger_patch_id(unsigned char out[LEDGER_PATCHID_LEN],
-	    const char *hex);
 /*
  * ledger_msgid_hash - a's message_id_sha256, or the hash of message_id:
  * 0, or PA_ENOMEM
  */
 int	ledger_msgid_hash(const struct arrival *, unsigned char out[32]);
 
+#define LEDGER_META_SEQ		"seq"
+#define LEDGER_META_ACCEPTED	"accepted"
+
 /*
- * ledger_commit - n records of the ring (from head) in one transaction,
+ * ledger_meta_get - the number under name in meta into *v (0 when there
+ * is none): 0, or LMDB's error; ledger_meta_put() writes it
+ */
+int	ledger_meta_get(struct ledger_lmdb *, MDB_txn *, const char *name,
+	    uint64_t *v);
+int	ledger_meta_put(struct ledger_lmdb *, MDB_txn *, const char *name,
+	    uint64_t v);
+
+/*
+ * ledger_commit - n records of the ring (from head, which ledger_record()
+ * accepted as record number accepted + 1) in one transaction,
  * with their index entries and habits, and a bounded number of records
  * older than the retention removed; the file synced.  0, or LMDB's (or
  * the system's) error code with err saying why; nothing is written then.
  */
-int	ledger_commit(struct ledger_lmdb *, size_t head, size_t n, time_t now,
-	    struct pa_err *);
+int	ledger_commit(struct ledger_lmdb *, size_t head, size_t n,
+	    uint64_t accepted, time_t now, struct pa_err *);
+/*
+ * ledger_copies_get - the copies of the Message-ID hashed in hk, in txn,
+ * into *cs, and the first kept one into *first when first is not NULL:
+ * 1 when it is read, 0 when not (none, gone or damaged), or LMDB's
+ * error, negated
+ */
+int	ledger_copies_get(struct ledger_lmdb *, MDB_txn *, const MDB_val *hk,
+	    struct ledger_copies *cs, struct arrival *first);
 
 /* lmdb_ledger - the LMDB store of the handle base */
 #define lmdb_ledger(base)	((struct ledger_lmdb *)(void *)(base))
@@ -120,6 +153,10 @@ int	lmdb_ledger_each(struct ledger *, time_t, time_t,
 	    int (*)(void *, const struct arrival *), void *, struct pa_err *);
 int	lmdb_ledger_habit(struct ledger *, const char *, struct habit *,
 	    struct pa_err *);
+int	lmdb_ledger_copies(struct ledger *, const char *, size_t,
+	    struct ledger_copies *, struct pa_err *);
+void	lmdb_ledger_watch(struct ledger *,
+	    void (*)(void *, const struct ledger_copy_event *), void *);
 
 /* ledger_writer_start, _stop - the writer thread (ledger-write.c) */
 int	ledger_writer_start(struct ledger_lmdb *, struct pa_err *);

@@ -7,13 +7,28 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "ledger-codec.h"
 #include "ledger-int.h"
+
+/*
+ * The records of one Message-ID that wait in the queue, copied as a read
+ * begins, each with its number among the records ever accepted (see
+ * ledger-int.h's "accepted": those the read's snapshot holds are passed).
+ */
+#define WAITING_MAX	(LEDGER_COPIES_KEPT + LEDGER_DIFFERING_KEPT)
+
+struct waiting {
+	struct arrival	*a;		/* WAITING_MAX, or NULL: none */
+	uint64_t	 num[WAITING_MAX];
+	size_t		 n;
+};
 
 /* One walk over records: the function to call, and what came of it. */
 struct walk {
@@ -31,8 +46,8 @@ static int	 walk_begin(struct walk *, struct ledger_lmdb *,
 static int	 walk_end(struct walk *, int, int);
 static int	 visit(struct walk *, const MDB_val *, const MDB_val *);
 static int	 by_index(struct ledger_lmdb *, MDB_dbi, MDB_val *, size_t,
-		    int (*)(void *, const struct arrival *), void *,
-		    struct pa_err *);
+		    struct waiting *, int (*)(void *, const struct arrival *),
+		    void *, struct pa_err *);
 static int	 damaged(struct walk *, const unsigned char *);
 
 static int
@@ -107,12 +122,87 @@ visit(struct walk *w, const MDB_val *k, const MDB_val *v)
 }
 
 /*
+ * waiting_take - the queued records of the Message-ID hashed in hash
+ * into *q (at most WAITING_MAX: those past it would not be kept): 0, or
+ * PA_ENOMEM
+ */
+static int
+waiting_take(struct ledger_lmdb *l, const unsigned char hash[32],
+    struct waiting *q)
+{
+	const struct arrival *a;
+	size_t i;
+	int rc = 0;
+
+	q->n = 0;
+	q->a = NULL;
+	if (l->queue == NULL)
+		return 0;
+	pthread_mutex_lock(&l->lock);
+	for (i = 0; i < l->count && q->n < WAITING_MAX; i++) {
+		a = &l->queue[(l->head + i) % LEDGER_QUEUE_MAX];
+		if (memcmp(a->message_id_sha256, hash, 32) != 0)
+			continue;
+		if (q->a == NULL && (q->a = malloc(WAITING_MAX *
+		    sizeof(*q->a))) == NULL) {
+			rc = PA_ENOMEM;
+			break;
+		}
+		q->a[q->n] = *a;
+		q->num[q->n++] = l->accepted + i + 1;
+	}
+	pthread_mutex_unlock(&l->lock);
+	return rc;
+}
+
+/*
+ * waiting_visit - fn on each record of q that w's snapshot does not hold,
+ * numbered and set beside the first copy as the writer will: fn's value,
+ * or PA_ERROR
+ */
+static int
+waiting_visit(struct walk *w, const MDB_val *hk, struct waiting *q)
+{
+	struct ledger_copies cs;
+	struct arrival *first;
+	uint64_t accepted;
+	size_t i;
+	int rc, has_first, stop = 0;
+
+	if (q->n == 0)
+		return 0;
+	if ((first = malloc(sizeof(*first))) == NULL)
+		return ledger_fail(w->l, w->err, "reading", ENOMEM);
+	if ((rc = ledger_meta_get(w->l, w->txn, LEDGER_META_ACCEPTED,
+	    &accepted)) != 0 || (rc = ledger_copies_get(w->l, w->txn, hk,
+	    &cs, first)) < 0) {
+		free(first);
+		return ledger_fail(w->l, w->err, "reading", rc < 0 ? -rc : rc);
+	}
+	has_first = rc;
+	for (i = 0; i < q->n && stop == 0; i++) {
+		if (q->num[i] <= accepted)
+			continue;
+		(void)copies_next(&q->a[i], has_first ? first : NULL, &cs);
+		if (!has_first) {
+			*first = q->a[i];
+			has_first = 1;
+		}
+		w->found++;
+		stop = w->fn(w->arg, &q->a[i]);
+	}
+	free(first);
+	return stop;
+}
+
+/*
  * by_index - fn on each record that the index dbi lists under key, whose
- * values hold the record's key at off
+ * values hold the record's key at off, then on those of q not yet written
  */
 static int
 by_index(struct ledger_lmdb *l, MDB_dbi dbi, MDB_val *key, size_t off,
-    int (*fn)(void *, const struct arrival *), void *arg, struct pa_err *err)
+    struct waiting *q, int (*fn)(void *, const struct arrival *), void *arg,
+    struct pa_err *err)
 {
 	struct walk w;
 	MDB_cursor *cur;
@@ -138,6 +228,8 @@ by_index(struct ledger_lmdb *l, MDB_dbi dbi, MDB_val *key, size_t off,
 			break;
 	}
 	mdb_cursor_close(cur);
+	if (q != NULL && stop == 0 && (rc == 0 || rc == MDB_NOTFOUND))
+		stop = waiting_visit(&w, key, q);
 	return walk_end(&w, stop, rc);
 }
 
@@ -149,13 +241,18 @@ lmdb_ledger_by_message_id_bytes(struct ledger *base, const char *message_id,
 	struct ledger_lmdb *l = lmdb_ledger(base);
 	unsigned char hash[32];
 	MDB_val k = { sizeof(hash), hash };
+	struct waiting q;
+	int rc;
 
-	if (digest_sha256(hash, message_id, len) != 0) {
+	if (digest_sha256(hash, message_id, len) != 0 ||
+	    waiting_take(l, hash, &q) != 0) {
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}
-	return by_index(l, l->msgid, &k, LEDGER_MSGID_VAL_LEN - LEDGER_KEY_LEN,
-	    fn, arg, err);
+	rc = by_index(l, l->msgid, &k, LEDGER_MSGID_VAL_LEN - LEDGER_KEY_LEN,
+	    &q, fn, arg, err);
+	free(q.a);
+	return rc;
 }
 
 int
@@ -170,7 +267,7 @@ lmdb_ledger_by_patch_id(struct ledger *base, const char *patch_id,
 		pa_err_set(err, "a patch-id is 40 lower-case hex digits");
 		return PA_ENOTFOUND;
 	}
-	return by_index(l, l->patchid, &k, 0, fn, arg, err);
+	return by_index(l, l->patchid, &k, 0, NULL, fn, arg, err);
 }
 
 int

@@ -107,24 +107,6 @@ ledger_key_time(const unsigned char key[LEDGER_KEY_LEN])
 }
 
 int
-ledger_patch_id(unsigned char out[LEDGER_PATCHID_LEN], const char *hex)
-{
-	static const char digits[] = "0123456789abcdef";
-	const char *hi, *lo;
-	size_t i;
-
-	if (strlen(hex) != 2 * LEDGER_PATCHID_LEN)
-		return -1;
-	for (i = 0; i < LEDGER_PATCHID_LEN; i++) {
-		if ((hi = memchr(digits, hex[2 * i], 16)) == NULL ||
-		    (lo = memchr(digits, hex[2 * i + 1], 16)) == NULL)
-			return -1;
-		out[i] = (unsigned char)((hi - digits) << 4 | (lo - digits));
-	}
-	return 0;
-}
-
-int
 ledger_msgid_hash(const struct arrival *a, unsigned char out[32])
 {
 	static const unsigned char zero[32];
@@ -133,4 +115,37 @@ ledger_msgid_hash(const struct arrival *a, unsigned char out[32])
 		return digest_sha256(out, a->message_id, strlen(a->message_id));
 	memcpy(out, a->message_id_sha256, 32);
 	return 0;
+}
+
+int
+ledger_meta_get(struct ledger_lmdb *l, MDB_txn *txn, const char *name,
+    uint64_t *out)
+{
+	MDB_val k = { strlen(name), (void *)name }, v;
+	const unsigned char *p;
+	int rc, i;
+
+	*out = 0;
+	if ((rc = mdb_get(txn, l->meta, &k, &v)) == MDB_NOTFOUND)
+		return 0;
+	if (rc != 0)
+		return rc;
+	if (v.mv_size != 8)
+		return MDB_CORRUPTED;
+	for (p = v.mv_data, i = 0; i < 8; i++)
+		*out = *out << 8 | p[i];
+	return 0;
+}
+
+int
+ledger_meta_put(struct ledger_lmdb *l, MDB_txn *txn, const char *name,
+    uint64_t n)
+{
+	unsigned char buf[8];
+	MDB_val k = { strlen(name), (void *)name }, v = { 8, buf };
+	int i;
+
+	for (i = 0; i < 8; i++)
+		buf[i] = (unsigned char)(n >> (56 - 8 * i));
+	return mdb_put(txn, l->meta, &k, &v, 0);
 }

@@ -33,6 +33,7 @@ static int	 write_batch(struct ledger_lmdb *);
 int
 ledger_writer_start(struct ledger_lmdb *l, struct pa_err *err)
 {
+	MDB_txn *txn;
 	int rc;
 
 	if ((l->queue = malloc(LEDGER_QUEUE_MAX * sizeof(*l->queue))) ==
@@ -40,6 +41,12 @@ ledger_writer_start(struct ledger_lmdb *l, struct pa_err *err)
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}
+	if ((rc = ledger_txn_begin(l, MDB_RDONLY, &txn)) == 0)
+		rc = ledger_meta_get(l, txn, LEDGER_META_ACCEPTED,
+		    &l->accepted);
+	ledger_txn_end(l, txn);
+	if (rc != 0)
+		return ledger_fail(l, err, "opening", rc);
 	if ((rc = pthread_create(&l->writer, NULL, writer, l)) != 0) {
 		pa_err_set(err, "cannot start the writer of the arrival "
 		    "records at %s: %s", l->path, strerror(rc));
@@ -127,14 +134,17 @@ write_batch(struct ledger_lmdb *l)
 {
 	struct pa_err err;
 	size_t head = l->head, n = l->count;
+	uint64_t accepted = l->accepted;
 	int rc, stopping = l->stopping;
 
 	pthread_mutex_unlock(&l->lock);
 	mapguard_catch(&l->damaged);
-	rc = ledger_commit(l, head, n, time(NULL), &err);
+	rc = ledger_commit(l, head, n, accepted, time(NULL), &err);
 	if (rc == MDB_MAP_FULL && ledger_grow(l) == 0)
-		rc = ledger_commit(l, head, n, time(NULL), &err);
+		rc = ledger_commit(l, head, n, accepted, time(NULL), &err);
 	mapguard_catch(NULL);
+	if (rc == 0)
+		copy_news_tell(&l->news);
 	pthread_mutex_lock(&l->lock);
 	if (rc != 0 && !stopping) {
 		l->failures++;
@@ -145,6 +155,7 @@ write_batch(struct ledger_lmdb *l)
 	/* done, or given up on as the store closes */
 	l->head = (head + n) % LEDGER_QUEUE_MAX;
 	l->count -= n;
+	l->accepted += n;
 	if (rc == 0) {
 		l->committed += n;
 		l->fault.msg[0] = '\0';
@@ -158,6 +169,8 @@ lmdb_ledger_record(struct ledger *base, const struct arrival *a,
     struct pa_err *err)
 {
 	struct ledger_lmdb *l = lmdb_ledger(base);
+	unsigned char hash[32];
+	struct arrival *q;
 	size_t waiting;
 
 	if (l->queue == NULL) {
@@ -165,9 +178,16 @@ lmdb_ledger_record(struct ledger *base, const struct arrival *a,
 		    "reading only", l->path);
 		return PA_ERROR;
 	}
+	/* so that a read finds it by the hash while it waits */
+	if (ledger_msgid_hash(a, hash) != 0) {
+		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
+		return PA_ENOMEM;
+	}
 	pthread_mutex_lock(&l->lock);
 	if ((waiting = l->count) < LEDGER_QUEUE_MAX) {
-		l->queue[(l->head + l->count++) % LEDGER_QUEUE_MAX] = *a;
+		q = &l->queue[(l->head + l->count++) % LEDGER_QUEUE_MAX];
+		*q = *a;
+		memcpy(q->message_id_sha256, hash, sizeof(hash));
 		if (l->count == 1 || l->count == GATHER_MAX)
 			pthread_cond_signal(&l->wake);
 		pthread_mutex_unlock(&l->lock);

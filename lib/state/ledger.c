@@ -25,7 +25,7 @@
 #define NOUN		"the arrival records"
 #define LEDGER_MAPSIZE		((size_t)1 << 30)
 #define LEDGER_READERS		512
-#define LEDGER_DBS		5
+#define LEDGER_DBS		6
 
 static void	 lmdb_close(struct ledger *);
 
@@ -37,6 +37,8 @@ static const struct ledger_ops lmdb_ops = {
 	.by_patch_id = lmdb_ledger_by_patch_id,
 	.each = lmdb_ledger_each,
 	.habit = lmdb_ledger_habit,
+	.copies = lmdb_ledger_copies,
+	.watch = lmdb_ledger_watch,
 	.close = lmdb_close,
 	.local = 1
 };
@@ -44,7 +46,8 @@ static const struct ledger_ops lmdb_ops = {
 static int	 ledger_new(struct ledger_lmdb **, const char *, unsigned,
 		    struct pa_err *);
 static int	 env_open(struct ledger_lmdb *, int, unsigned int, struct pa_err *);
-static int	 dbs_open(struct ledger_lmdb *, int, struct pa_err *);
+static int	 dbs_open(struct ledger_lmdb *, int, int, struct pa_err *);
+static int	 copies_open(struct ledger_lmdb *, MDB_txn *, int);
 static int	 check_format(struct ledger_lmdb *, MDB_txn *, struct pa_err *);
 static int	 check_size(struct ledger_lmdb *, const MDB_envinfo *,
 		    struct pa_err *);
@@ -63,6 +66,7 @@ ledger_new(struct ledger_lmdb **out, const char *path, unsigned retention_days,
 	}
 	l->base.ops = &lmdb_ops;
 	l->retention_days = retention_days;
+	copy_news_init(&l->news);
 	pthread_rwlock_init(&l->maplock, NULL);
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->wake, NULL);
@@ -92,7 +96,7 @@ env_open(struct ledger_lmdb *l, int fresh, unsigned int flags,
 		rc = ledger_fail(l, err, "opening", rc);
 	else if ((rc = check_size(l, &info, err)) == 0) {
 		l->mapsize = info.me_mapsize;
-		rc = dbs_open(l, fresh, err);
+		rc = dbs_open(l, fresh, !(flags & MDB_RDONLY), err);
 	}
 	mapguard_catch(NULL);
 	return rc == 0 ? ledger_intact(l, err) : rc;
@@ -124,9 +128,12 @@ check_size(struct ledger_lmdb *l, const MDB_envinfo *info, struct pa_err *err)
 	return PA_ERROR;
 }
 
-/* dbs_open - the named databases, made with the format entry (fresh) */
+/*
+ * dbs_open - the named databases, made with the format entry (fresh);
+ * copies, which a file made before it lacks, made when writable
+ */
 static int
-dbs_open(struct ledger_lmdb *l, int fresh, struct pa_err *err)
+dbs_open(struct ledger_lmdb *l, int fresh, int writable, struct pa_err *err)
 {
 	static const char *const names[] = {
 		"meta", "records", "msgid", "patchid", "habits"
@@ -142,10 +149,10 @@ dbs_open(struct ledger_lmdb *l, int fresh, struct pa_err *err)
 	size_t i;
 	int rc = 0;
 
-	if ((rc = mdb_txn_begin(l->env, NULL, fresh ? 0 : MDB_RDONLY,
-	    &txn)) != 0)
+	if ((rc = mdb_txn_begin(l->env, NULL, fresh || writable ? 0 :
+	    MDB_RDONLY, &txn)) != 0)
 		return ledger_fail(l, err, "opening", rc);
-	for (i = 0; i < LEDGER_DBS && rc == 0; i++)
+	for (i = 0; i < sizeof(names) / sizeof(names[0]) && rc == 0; i++)
 		rc = mdb_dbi_open(txn, names[i], flags[i] |
 		    (fresh ? MDB_CREATE : 0), dbi[i]);
 	if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE)
@@ -156,6 +163,8 @@ dbs_open(struct ledger_lmdb *l, int fresh, struct pa_err *err)
 		mdb_txn_abort(txn);
 		return rc;
 	}
+	if (rc == 0)
+		rc = copies_open(l, txn, fresh || writable);
 	if (rc != 0) {
 		mdb_txn_abort(txn);
 		return ledger_fail(l, err, "opening", rc);
@@ -164,6 +173,19 @@ dbs_open(struct ledger_lmdb *l, int fresh, struct pa_err *err)
 	    (fresh && (rc = mdb_env_sync(l->env, 1)) != 0))
 		return ledger_fail(l, err, "making", rc);
 	return 0;
+}
+
+/* copies_open - the copies database, made when create; 0 without it */
+static int
+copies_open(struct ledger_lmdb *l, MDB_txn *txn, int create)
+{
+	int rc;
+
+	rc = mdb_dbi_open(txn, "copies", create ? MDB_CREATE : 0,
+	    &l->copies);
+	l->has_copies = rc == 0;
+	return rc == MDB_NOTFOUND ? 0 : rc == MDB_INCOMPATIBLE ?
+	    MDB_INVALID : rc;
 }
 
 /* check_format - the file is a ledger of this format: 0, else PA_ERROR */
@@ -235,6 +257,7 @@ lmdb_close(struct ledger *base)
 	pthread_cond_destroy(&l->wake);
 	pthread_mutex_destroy(&l->lock);
 	pthread_rwlock_destroy(&l->maplock);
+	copy_news_release(&l->news);
 	free(l->path);
 	free(l);
 }

@@ -21,8 +21,22 @@
  * (StateDatabase) keeps them in a local file synced on the same
  * schedule, whether or not the far end answers.
  *
- * The second copy of a Message-ID never replaces the first: each copy is
- * kept, numbered in arrival order (struct arrival's copy).
+ * The second copy of a Message-ID never replaces the first: copies are
+ * numbered in arrival order (struct arrival's copy), and each is set
+ * beside the first kept as it is written (differs: what the record
+ * keeps of the patch, or a cover letter's subject, is not the first's).
+ * The first LEDGER_COPIES_KEPT copies are kept, and beyond them up to
+ * LEDGER_DIFFERING_KEPT more that differ; the rest are only counted
+ * (ledger_copies()), so that replaying one mail costs the same at the
+ * 5,000th copy as at the second and takes no room.  Whoever watches
+ * (ledger_watch()) hears of each copy after the first once it is
+ * written.
+ *
+ * A habit counts patches, not mails: a copy of a Message-ID, or a patch
+ * (its patch-id) that the identity's window holds already, takes no
+ * place of its own in the window; a signed copy of a patch the window
+ * holds unsigned marks it signed.  Replaying one signed mail therefore
+ * makes no habit, and a copy sent ahead of the genuine one breaks none.
  *
  * Lifecycle: ledger_open() once per process (the handle is shared by
  * every thread), ledger_close() after the last use: it commits what is
@@ -50,6 +64,10 @@
 /* Each scheme's verdict as the header spells it ("pass", "none", ...). */
 #define ARRIVAL_VERDICT_MAX	24
 #define ARRIVAL_SELECTOR_MAX	64	/* patatt's s= */
+#define ARRIVAL_QUEUE_ID_MAX	32	/* the MTA's queue ID */
+
+#define LEDGER_COPIES_KEPT	16	/* copies of a Message-ID kept */
+#define LEDGER_DIFFERING_KEPT	4	/* ... and beyond, differing ones */
 
 struct arrival {
 	char	 message_id[ARRIVAL_MSGID_MAX];
@@ -91,6 +109,52 @@ struct arrival {
 	char	 algo[ARRIVAL_VERDICT_MAX];
 	char	 selector[ARRIVAL_SELECTOR_MAX];
 	char	 offered[ARRIVAL_TEXT_MAX];
+	/* Where it came from, as the MTA saw it: the connecting client
+	   ("name [address]") and its queue ID; "" when not known. */
+	char	 host[ARRIVAL_TEXT_MAX];
+	char	 queue_id[ARRIVAL_QUEUE_ID_MAX];
+	/* Set by the store: the copy differs from the first kept copy of
+	   its Message-ID (ARRIVAL_PART_* of arrival.h in parts). */
+	int	 differs;
+	unsigned parts;
+};
+
+/*
+ * Where a mail came from, as the MTA told us: the envelope sender (with
+ * or without <>), the connecting client ("name [address]") and the queue
+ * ID; NULL or "" when not known.
+ */
+struct arrival_origin {
+	const char	*envelope_from;
+	const char	*host;
+	const char	*queue_id;
+};
+
+/*
+ * The copies of one Message-ID: how many arrived, how many of those the
+ * store keeps (the others are only counted), and how many differ from
+ * the first kept one, kept or not.
+ */
+struct ledger_copies {
+	unsigned arrived;
+	unsigned kept;
+	unsigned differing;
+};
+
+/*
+ * What a watcher hears of a copy after the first of a Message-ID once it
+ * is written: the copy (its copy, differs and parts set), the first kept
+ * copy it was set beside (NULL: none could be read), the copies so far,
+ * and whether this one is kept.  A store tells a bounded number of
+ * copies at a time; the last one it tells then counts the copies written
+ * with it that it had no room to tell, and how many of those differ.
+ */
+struct ledger_copy_event {
+	const struct arrival	*copy;
+	const struct arrival	*first;
+	struct ledger_copies	 copies;
+	int			 kept;
+	unsigned		 untold, untold_differing;
 };
 
 /*
@@ -154,9 +218,12 @@ int	ledger_sync(struct ledger *, struct pa_err *);
 size_t	ledger_pending(struct ledger *);
 
 /*
- * ledger_by_message_id - fn on each copy of message_id, in arrival order,
- * until fn returns non-zero (which it returns): 0, PA_ENOTFOUND.  fn runs
- * inside the read and must not wait for ledger_sync().
+ * ledger_by_message_id - fn on each kept copy of message_id, in arrival
+ * order, until fn returns non-zero (which it returns): 0, PA_ENOTFOUND.
+ * Records accepted and not yet written are read too, after the written
+ * ones (their copy is then the number they will most likely get: two
+ * nodes of one database may race for it).  fn runs inside the read and
+ * must not wait for ledger_sync().
  */
 int	ledger_by_message_id(struct ledger *, const char *message_id,
 	    int (*fn)(void *, const struct arrival *), void *arg,
@@ -176,6 +243,22 @@ int	ledger_by_patch_id(struct ledger *, const char *patch_id,
 int	ledger_each(struct ledger *, time_t since, time_t until,
 	    int (*fn)(void *, const struct arrival *), void *arg,
 	    struct pa_err *);
+
+/*
+ * ledger_copies - how many copies of message_id (len bytes) arrived,
+ * were kept and differ (*out): 0, PA_ENOTFOUND (none arrived)
+ */
+int	ledger_copies(struct ledger *, const char *message_id, size_t len,
+	    struct ledger_copies *out, struct pa_err *);
+
+/*
+ * ledger_watch - fn called with each copy after the first of a
+ * Message-ID once the store has written it, from the store's own thread
+ * (it must not wait on the ledger); NULL: none.  Set before the first
+ * ledger_record().
+ */
+void	ledger_watch(struct ledger *,
+	    void (*fn)(void *, const struct ledger_copy_event *), void *arg);
 
 /* ledger_habit - identity's habit into *out: 0, PA_ENOTFOUND */
 int	ledger_habit(struct ledger *, const char *identity, struct habit *out,

@@ -22,6 +22,7 @@
 
 #include <libpq-fe.h>
 
+#include "copies.h"
 #include "statedb.h"
 #include "store-int.h"
 
@@ -122,6 +123,7 @@ struct ledger_pg {
 	unsigned		 hurry;		/* ledger_sync()s waiting */
 	int			 sender_running;
 	pthread_t		 sender;
+	struct copy_news	 news;		/* of the last batch */
 };
 
 #define pg_ledger(base)	((struct ledger_pg *)(void *)(base))
@@ -137,6 +139,37 @@ int	pg_ledger_each(struct ledger *, time_t, time_t,
 	    int (*)(void *, const struct arrival *), void *, struct pa_err *);
 int	pg_ledger_habit(struct ledger *, const char *, struct habit *,
 	    struct pa_err *);
+int	pg_ledger_copies(struct ledger *, const char *, size_t,
+	    struct ledger_copies *, struct pa_err *);
+/* an arrival record's columns, as pg_arrival_row() reads them */
+#define PG_ARRIVAL_COLUMNS \
+	"message_id, encode(message_id_sha256, 'hex'), copy, " \
+	"extract(epoch FROM arrived)::bigint, envelope_from, author, " \
+	"identity, subject, list_id, has_patch, i, m, p, m_core, patch_id, " \
+	"trailers, result, v01, patatt, key, signed_trusted, dkim, algo, " \
+	"selector, offered, host, queue_id, differs, parts"
+/* pg_arrival_row - row i of res, PG_ARRIVAL_COLUMNS from col, into a */
+void	pg_arrival_row(const PGresult *res, int i, int col,
+	    struct arrival *a);
+/* the copies of the Message-ID hashed in $1 (hex), for pg_copies_row() */
+#define PG_COPIES_COLUMNS \
+	"k.n, k.top, coalesce(s.arrived, 0), coalesce(s.differing, 0)"
+#define PG_COPIES_FROM \
+	"(SELECT count(*) AS n, coalesce(max(copy), 0) AS top FROM arrival " \
+	"WHERE message_id_sha256 = decode($1, 'hex')) k LEFT JOIN " \
+	"arrival_copies s ON s.message_id_sha256 = decode($1, 'hex')"
+/*
+ * pg_copies_row - row i of res from col: the kept copies, the highest
+ * copy number, and arrival_copies' arrived and differing (0 when none),
+ * into out
+ */
+void	pg_copies_row(const PGresult *res, int i, int col,
+	    struct ledger_copies *out);
+/* pg_unhex - 2 * n hex digits h into out (n bytes); left as it is when
+   h is not that */
+void	pg_unhex(void *out, size_t n, const char *h);
+/* pg_hex - n bytes of p in hex into out (2 * n + 1 bytes) */
+void	pg_hex(char *out, const unsigned char *p, size_t n);
 /* a habit's columns, as pg_habit_row() reads them from its col on */
 #define PG_HABIT_COLUMNS \
 	"key, recent, recent_signed, run, " \

@@ -83,7 +83,17 @@ close_ledger(struct ledger *base)
 	pthread_cond_destroy(&l->done);
 	pthread_cond_destroy(&l->wake);
 	pthread_mutex_destroy(&l->lock);
+	copy_news_release(&l->news);
 	free(l);
+}
+
+static void
+watch(struct ledger *base, void (*fn)(void *, const struct ledger_copy_event *),
+    void *arg)
+{
+	struct ledger_pg *l = pg_ledger(base);
+
+	copy_news_watch(&l->news, fn, arg);
 }
 
 static const struct ledger_ops pg_ops = {
@@ -94,6 +104,8 @@ static const struct ledger_ops pg_ops = {
 	.by_patch_id = pg_ledger_by_patch_id,
 	.each = pg_ledger_each,
 	.habit = pg_ledger_habit,
+	.copies = pg_ledger_copies,
+	.watch = watch,
 	.close = close_ledger,
 	.local = 0
 };
@@ -124,6 +136,7 @@ pg_ledger_open(struct ledger **out, const struct pa_config *cf,
 	}
 	l->base.ops = &pg_ops;
 	l->retention_days = (unsigned)cf->arrival_retention_days;
+	copy_news_init(&l->news);
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->wake, NULL);
 	pthread_cond_init(&l->done, NULL);

@@ -6,19 +6,14 @@
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pg-int.h"
 
-#define COLUMNS \
-	"SELECT message_id, encode(message_id_sha256, 'hex'), copy, " \
-	"extract(epoch FROM arrived)::bigint, envelope_from, author, " \
-	"identity, subject, list_id, has_patch, i, m, p, m_core, patch_id, " \
-	"trailers, result, v01, patatt, key, signed_trusted, dkim, algo, " \
-	"selector, offered " \
-	"FROM arrival "
+#define COLUMNS	"SELECT " PG_ARRIVAL_COLUMNS " FROM arrival "
 
 void
 pg_text(char *out, size_t size, const char *s)
@@ -52,51 +47,65 @@ field(char *dst, size_t size, const PGresult *res, int i, int c)
 	snprintf(dst, size, "%s", PQgetvalue(res, i, c));
 }
 
-/* unhex - 64 hex digits into 32 bytes */
-static void
-unhex(unsigned char *out, const char *h)
+void
+pg_hex(char *out, const unsigned char *p, size_t n)
 {
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+void
+pg_unhex(void *out, size_t n, const char *h)
+{
+	unsigned char *o = out;
 	size_t i;
 	int hi, lo;
 
-	for (i = 0; i < 32 && h[2 * i] && h[2 * i + 1]; i++) {
-		hi = h[2 * i] <= '9' ? h[2 * i] - '0' : h[2 * i] - 'a' + 10;
-		lo = h[2 * i + 1] <= '9' ? h[2 * i + 1] - '0' :
-		    h[2 * i + 1] - 'a' + 10;
-		out[i] = (unsigned char)(hi << 4 | lo);
+	if (strlen(h) != 2 * n)
+		return;
+	for (i = 0; i < n; i++) {
+		if ((hi = codec_hexval(h[2 * i])) < 0 ||
+		    (lo = codec_hexval(h[2 * i + 1])) < 0)
+			return;
+		o[i] = (unsigned char)(hi << 4 | lo);
 	}
 }
 
-/* row - row i of res (COLUMNS) into a */
-static void
-row(const PGresult *res, int i, struct arrival *a)
+void
+pg_arrival_row(const PGresult *res, int i, int col, struct arrival *a)
 {
+	static const struct {
+		size_t	 off, size;
+	} text[] = {
+#define T(f)	{ offsetof(struct arrival, f), sizeof(((struct arrival *)0)->f) }
+		T(message_id), { 0, 0 }, { 0, 0 }, { 0, 0 }, T(envelope_from),
+		T(author), T(identity), T(subject), T(list_id), { 0, 0 }, T(i),
+		T(m), T(p), T(m_core), T(patch_id), T(trailers), T(result),
+		T(v01), T(patatt), T(key), { 0, 0 }, T(dkim), T(algo),
+		T(selector), T(offered), T(host), T(queue_id)
+#undef T
+	};
+	size_t c;
+
 	memset(a, 0, sizeof(*a));
-	field(a->message_id, sizeof(a->message_id), res, i, 0);
-	unhex(a->message_id_sha256, PQgetvalue(res, i, 1));
-	a->copy = (unsigned)strtoul(PQgetvalue(res, i, 2), NULL, 10);
-	a->arrived = (time_t)strtoll(PQgetvalue(res, i, 3), NULL, 10);
-	field(a->envelope_from, sizeof(a->envelope_from), res, i, 4);
-	field(a->author, sizeof(a->author), res, i, 5);
-	field(a->identity, sizeof(a->identity), res, i, 6);
-	field(a->subject, sizeof(a->subject), res, i, 7);
-	field(a->list_id, sizeof(a->list_id), res, i, 8);
-	a->has_patch = PQgetvalue(res, i, 9)[0] == 't';
-	field(a->i, sizeof(a->i), res, i, 10);
-	field(a->m, sizeof(a->m), res, i, 11);
-	field(a->p, sizeof(a->p), res, i, 12);
-	field(a->m_core, sizeof(a->m_core), res, i, 13);
-	field(a->patch_id, sizeof(a->patch_id), res, i, 14);
-	field(a->trailers, sizeof(a->trailers), res, i, 15);
-	field(a->result, sizeof(a->result), res, i, 16);
-	field(a->v01, sizeof(a->v01), res, i, 17);
-	field(a->patatt, sizeof(a->patatt), res, i, 18);
-	field(a->key, sizeof(a->key), res, i, 19);
-	a->signed_trusted = PQgetvalue(res, i, 20)[0] == 't';
-	field(a->dkim, sizeof(a->dkim), res, i, 21);
-	field(a->algo, sizeof(a->algo), res, i, 22);
-	field(a->selector, sizeof(a->selector), res, i, 23);
-	field(a->offered, sizeof(a->offered), res, i, 24);
+	for (c = 0; c < sizeof(text) / sizeof(text[0]); c++)
+		if (text[c].size > 0)
+			field((char *)a + text[c].off, text[c].size, res, i,
+			    col + (int)c);
+	pg_unhex(a->message_id_sha256, sizeof(a->message_id_sha256),
+	    PQgetvalue(res, i, col + 1));
+	a->copy = (unsigned)strtoul(PQgetvalue(res, i, col + 2), NULL, 10);
+	a->arrived = (time_t)strtoll(PQgetvalue(res, i, col + 3), NULL, 10);
+	a->has_patch = PQgetvalue(res, i, col + 9)[0] == 't';
+	a->signed_trusted = PQgetvalue(res, i, col + 20)[0] == 't';
+	a->differs = PQgetvalue(res, i, col + 27)[0] == 't';
+	a->parts = (unsigned)strtoul(PQgetvalue(res, i, col + 28), NULL, 10);
 }
 
 /*
@@ -123,7 +132,7 @@ walk(struct ledger *base, const char *sql, int n, const char *const *p,
 		return rc;
 	}
 	for (i = 0; i < PQntuples(res) && !stop; i++) {
-		row(res, i, a);
+		pg_arrival_row(res, i, 0, a);
 		stop = fn(arg, a);
 	}
 	rc = stop ? stop : PQntuples(res) > 0 || empty_ok ? 0 : PA_ENOTFOUND;
@@ -140,14 +149,12 @@ pg_ledger_by_message_id(struct ledger *base, const char *message_id,
 	unsigned char hash[32];
 	char hex[65];
 	const char *p[1] = { hex };
-	size_t i;
 
 	if (digest_sha256(hash, message_id, len) != 0) {
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}
-	for (i = 0; i < sizeof(hash); i++)
-		snprintf(hex + 2 * i, 3, "%02x", hash[i]);
+	pg_hex(hex, hash, sizeof(hash));
 	return walk(base, COLUMNS "WHERE message_id_sha256 = decode($1, "
 	    "'hex') ORDER BY copy", 1, p, fn, arg, 0, err);
 }
@@ -223,4 +230,48 @@ pg_ledger_habit(struct ledger *base, const char *identity, struct habit *out,
 		rc = PA_ENOTFOUND;
 	PQclear(res);
 	return rc;
+}
+
+/* the copies of a Message-ID: those kept (its rows), those counted */
+static const char copies_sql[] =
+	"SELECT " PG_COPIES_COLUMNS " FROM " PG_COPIES_FROM;
+
+int
+pg_ledger_copies(struct ledger *base, const char *message_id, size_t len,
+    struct ledger_copies *out, struct pa_err *err)
+{
+	struct ledger_pg *l = pg_ledger(base);
+	unsigned char hash[32];
+	char hex[65];
+	const char *p[1] = { hex };
+	PGresult *res;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (digest_sha256(hash, message_id, len) != 0) {
+		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
+		return PA_ENOMEM;
+	}
+	pg_hex(hex, hash, sizeof(hash));
+	if ((rc = pgdb_query(l->db, copies_sql, 1, p, &res, err)) != 0)
+		return rc;
+	if (PQntuples(res) == 1)
+		pg_copies_row(res, 0, 0, out);
+	PQclear(res);
+	return out->arrived > 0 ? 0 : PA_ENOTFOUND;
+}
+
+void
+pg_copies_row(const PGresult *res, int i, int col, struct ledger_copies *out)
+{
+	unsigned top, counted;
+
+	out->kept = (unsigned)strtoul(PQgetvalue(res, i, col), NULL, 10);
+	top = (unsigned)strtoul(PQgetvalue(res, i, col + 1), NULL, 10);
+	counted = (unsigned)strtoul(PQgetvalue(res, i, col + 2), NULL, 10);
+	out->differing = (unsigned)strtoul(PQgetvalue(res, i, col + 3), NULL,
+	    10);
+	out->arrived = top > out->kept ? top : out->kept;
+	if (counted > out->arrived)
+		out->arrived = counted;
 }

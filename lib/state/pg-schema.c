@@ -55,7 +55,19 @@ static const char *const migrations[STATEDB_VERSION] = {
 	" key text NOT NULL,"
 	" recent integer NOT NULL, recent_signed integer NOT NULL,"
 	" run integer NOT NULL, window_bits bigint NOT NULL,"
-	" first_signed timestamptz, last_signed timestamptz);"
+	" first_signed timestamptz, last_signed timestamptz);",
+	/* 2: where a copy came from, whether it differs from the first,
+	   the copies only counted, what a habit's window holds */
+	"ALTER TABLE arrival"
+	" ADD COLUMN host text NOT NULL DEFAULT '',"
+	" ADD COLUMN queue_id text NOT NULL DEFAULT '',"
+	" ADD COLUMN differs boolean NOT NULL DEFAULT false,"
+	" ADD COLUMN parts integer NOT NULL DEFAULT 0;"
+	"CREATE TABLE arrival_copies ("
+	" message_id_sha256 bytea PRIMARY KEY,"
+	" arrived integer NOT NULL,"
+	" differing integer NOT NULL);"
+	"ALTER TABLE habit ADD COLUMN ids bytea;"
 };
 
 int

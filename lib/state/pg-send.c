@@ -44,21 +44,40 @@ struct batch {
 	unsigned		 timeout_ms;
 	struct pa_err		*err;
 	char			(*text)[ARRIVAL_TRAILERS_MAX * 3];
+	/* the record being put, its first kept copy, its copies */
+	struct arrival		 rec, first;
+	int			 has_first, kept;
+	struct ledger_copies	 cs;
 };
 
-#define TEXT_FIELDS	21
-#define PARAMS		(4 + TEXT_FIELDS)
+#define TEXT_FIELDS	23
+#define PARAMS		(4 + TEXT_FIELDS + 3)
 
 static const char insert_sql[] =
-	"INSERT INTO arrival (record_id, message_id, message_id_sha256, copy,"
-	" arrived, envelope_from, author, identity, subject, list_id,"
-	" has_patch, i, m, p, m_core, patch_id, trailers, result, v01,"
-	" patatt, key, signed_trusted, dkim, algo, selector, offered) "
-	"SELECT $1, $2, decode($3, 'hex'), coalesce((SELECT max(copy) FROM "
-	"arrival WHERE message_id_sha256 = decode($3, 'hex')), 0) + 1, "
+	"INSERT INTO arrival (record_id, message_id, message_id_sha256, "
+	"arrived, envelope_from, author, identity, subject, list_id, "
+	"has_patch, i, m, p, m_core, patch_id, trailers, result, v01, patatt, "
+	"key, signed_trusted, dkim, algo, selector, offered, host, queue_id, "
+	"copy, differs, parts) VALUES ($1, $2, decode($3, 'hex'), "
 	"to_timestamp($4), $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, "
-	"$16, $17, $18, $19, $20, $21, $22, $23, $24, $25 "
-	"ON CONFLICT (record_id) DO NOTHING RETURNING copy";
+	"$16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, "
+	"$29, $30) ON CONFLICT (record_id) DO NOTHING RETURNING copy";
+
+/*
+ * Before a record is put: whether its record id is there (sent before,
+ * the process ended before the journal knew), its Message-ID's copies,
+ * and the first kept one (NULLs when none).
+ */
+static const char copies_sql[] =
+	"SELECT (SELECT count(*) FROM arrival WHERE record_id = $2), "
+	PG_COPIES_COLUMNS ", f.* FROM " PG_COPIES_FROM " LEFT JOIN LATERAL "
+	"(SELECT " PG_ARRIVAL_COLUMNS " FROM arrival WHERE message_id_sha256 "
+	"= decode($1, 'hex') ORDER BY copy LIMIT 1) f ON true";
+
+static const char counted_sql[] =
+	"INSERT INTO arrival_copies VALUES (decode($1, 'hex'), $2, $3) "
+	"ON CONFLICT (message_id_sha256) DO UPDATE SET arrived = $2, "
+	"differing = $3";
 
 /* exec - sql in b's transaction: 0, or PA_ERROR (b->err says why) */
 static int
@@ -77,61 +96,41 @@ exec(struct batch *b, const char *sql, int n, const char *const *params,
 	return rc;
 }
 
-/* hex - n bytes of p in hex into out */
-static void
-hex(char *out, const unsigned char *p, size_t n)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[p[i] >> 4];
-		out[2 * i + 1] = digits[p[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-/* learn - a's patch mail added to its identity's habit */
+/* learn - a's patch mail added to its identity's habit, when it adds */
 static int
 learn(struct batch *b, const struct arrival *a)
 {
-	char ident[ARRIVAL_TEXT_MAX * 3], win[24], num[3][16], t[2][24];
-	const char *p[8];
+	char ident[ARRIVAL_TEXT_MAX * 3], win[24], num[3][16], t[2][24],
+	    ids[2 * sizeof(((struct habit_state *)0)->ids) + 1];
+	const char *p[9];
 	struct habit_state hs;
 	PGresult *res;
 	int rc;
 
 	pg_text(ident, sizeof(ident), a->identity);
 	p[0] = ident;
-	if ((rc = exec(b, "SELECT key, recent, recent_signed, run, "
-	    "window_bits, coalesce(extract(epoch FROM first_signed)::bigint, "
-	    "0), coalesce(extract(epoch FROM last_signed)::bigint, 0) FROM "
-	    "habit WHERE identity = $1 FOR UPDATE", 1, p, &res)) != 0)
+	if ((rc = exec(b, "SELECT " PG_HABIT_COLUMNS ", window_bits, "
+	    "coalesce(encode(ids, 'hex'), '') FROM habit WHERE identity = $1 "
+	    "FOR UPDATE", 1, p, &res)) != 0)
 		return rc;
 	memset(&hs, 0, sizeof(hs));
-	snprintf(hs.h.identity, sizeof(hs.h.identity), "%s", a->identity);
 	if (PQntuples(res) == 1) {
-		snprintf(hs.h.key, sizeof(hs.h.key), "%s",
-		    PQgetvalue(res, 0, 0));
-		hs.h.recent = (unsigned)strtoul(PQgetvalue(res, 0, 1), NULL, 10);
-		hs.h.recent_signed = (unsigned)strtoul(PQgetvalue(res, 0, 2),
-		    NULL, 10);
-		hs.h.run = (unsigned)strtoul(PQgetvalue(res, 0, 3), NULL, 10);
-		hs.window = (uint32_t)strtoull(PQgetvalue(res, 0, 4), NULL,
+		pg_habit_row(res, 0, 0, a->identity, &hs.h);
+		hs.window = (uint32_t)strtoull(PQgetvalue(res, 0, 6), NULL,
 		    10);
-		hs.h.first_signed = (time_t)strtoll(PQgetvalue(res, 0, 5),
-		    NULL, 10);
-		hs.h.last_signed = (time_t)strtoll(PQgetvalue(res, 0, 6),
-		    NULL, 10);
+		pg_unhex(hs.ids, sizeof(hs.ids), PQgetvalue(res, 0, 7));
 	}
+	snprintf(hs.h.identity, sizeof(hs.h.identity), "%s", a->identity);
 	PQclear(res);
-	ledger_habit_add(&hs, a);
+	if (!ledger_habit_add(&hs, a))
+		return 0;
 	snprintf(num[0], sizeof(num[0]), "%u", hs.h.recent);
 	snprintf(num[1], sizeof(num[1]), "%u", hs.h.recent_signed);
 	snprintf(num[2], sizeof(num[2]), "%u", hs.h.run);
 	snprintf(win, sizeof(win), "%" PRIu32, hs.window);
 	snprintf(t[0], sizeof(t[0]), "%lld", (long long)hs.h.first_signed);
 	snprintf(t[1], sizeof(t[1]), "%lld", (long long)hs.h.last_signed);
+	pg_hex(ids, (const unsigned char *)hs.ids, sizeof(hs.ids));
 	p[1] = a->key[0] || hs.h.key[0] ? hs.h.key : "";
 	p[2] = num[0];
 	p[3] = num[1];
@@ -139,14 +138,16 @@ learn(struct batch *b, const struct arrival *a)
 	p[5] = win;
 	p[6] = hs.h.first_signed ? t[0] : NULL;
 	p[7] = hs.h.last_signed ? t[1] : NULL;
+	p[8] = ids;
 	return exec(b, "INSERT INTO habit VALUES ($1, $2, $3, $4, $5, $6, "
-	    "to_timestamp($7), to_timestamp($8)) ON CONFLICT (identity) DO "
-	    "UPDATE SET key = $2, recent = $3, recent_signed = $4, run = $5, "
-	    "window_bits = $6, first_signed = to_timestamp($7), last_signed = "
-	    "to_timestamp($8)", 8, p, NULL);
+	    "to_timestamp($7), to_timestamp($8), decode($9, 'hex')) ON "
+	    "CONFLICT (identity) DO UPDATE SET key = $2, recent = $3, "
+	    "recent_signed = $4, run = $5, window_bits = $6, first_signed = "
+	    "to_timestamp($7), last_signed = to_timestamp($8), ids = "
+	    "decode($9, 'hex')", 9, p, NULL);
 }
 
-/* texts - a's text fields as PostgreSQL text, into the params from 4 */
+/* texts - a's fields as PostgreSQL text, into the params from 4 */
 static void
 texts(char (*buf)[ARRIVAL_TRAILERS_MAX * 3], const char **p,
     const struct arrival *a)
@@ -154,7 +155,8 @@ texts(char (*buf)[ARRIVAL_TRAILERS_MAX * 3], const char **p,
 	const char *f[] = { a->envelope_from, a->author, a->identity,
 		a->subject, a->list_id, NULL, a->i, a->m, a->p, a->m_core,
 		a->patch_id, a->trailers, a->result, a->v01, a->patatt,
-		a->key, NULL, a->dkim, a->algo, a->selector, a->offered };
+		a->key, NULL, a->dkim, a->algo, a->selector, a->offered,
+		a->host, a->queue_id };
 	size_t i;
 
 	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
@@ -211,51 +213,128 @@ lock_message_ids(struct batch *b, const struct journal_entry *e, size_t n)
 	    "ORDER BY n", 1, p, NULL);
 }
 
-/* put - e's record, and its habit when it is new */
+/*
+ * number - rec numbered as the next copy of its Message-ID (sha: its
+ * hash in hex), set beside the first kept one (b->first), and counted:
+ * whether it is kept (b->kept), or 0 when it was sent before (*dup)
+ */
+static int
+number(struct batch *b, const char *sha, const char *record_id,
+    struct arrival *rec, int *dup)
+{
+	const char *p[3] = { sha, record_id };
+	char n[2][16];
+	PGresult *res;
+	int rc;
+
+	*dup = 0;
+	if (!copies_known(rec->message_id_sha256)) {
+		memset(&b->cs, 0, sizeof(b->cs));
+		b->has_first = 0;
+		b->kept = copies_next(rec, NULL, &b->cs);
+		return 0;
+	}
+	if ((rc = exec(b, copies_sql, 2, p, &res)) != 0)
+		return rc;
+	*dup = PQntuples(res) != 1 || PQgetvalue(res, 0, 0)[0] != '0';
+	if (!*dup) {
+		pg_copies_row(res, 0, 1, &b->cs);
+		if ((b->has_first = !PQgetisnull(res, 0, 5)))
+			pg_arrival_row(res, 0, 5, &b->first);
+		b->kept = copies_next(rec, b->has_first ? &b->first : NULL,
+		    &b->cs);
+	}
+	PQclear(res);
+	if (*dup || rec->copy == 1)
+		return 0;
+	snprintf(n[0], sizeof(n[0]), "%u", b->cs.arrived);
+	snprintf(n[1], sizeof(n[1]), "%u", b->cs.differing);
+	p[1] = n[0];
+	p[2] = n[1];
+	return exec(b, counted_sql, 3, p, NULL);
+}
+
+/* put - e's record when it is kept, counted, and learnt into its habit */
 static int
 put(struct batch *b, const struct journal_entry *e)
 {
-	char msgid[ARRIVAL_MSGID_MAX * 3], sha[65], when[24];
+	char msgid[ARRIVAL_MSGID_MAX * 3], sha[65], when[24], num[3][16];
+	struct arrival *rec = &b->rec;
 	unsigned char hash[32];
 	const char *p[PARAMS];
 	PGresult *res;
-	int rc, added;
+	int rc, dup;
 
 	if (ledger_msgid_hash(&e->a, hash) != 0) {
 		pa_err_set(b->err, "%s", pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}
-	hex(sha, hash, sizeof(hash));
-	pg_text(msgid, sizeof(msgid), e->a.message_id);
-	snprintf(when, sizeof(when), "%lld", (long long)e->a.arrived);
-	p[0] = e->record_id;
-	p[1] = msgid;
-	p[2] = sha;
-	p[3] = when;
-	texts(b->text, p, &e->a);
-	if ((rc = exec(b, insert_sql, PARAMS, p, &res)) != 0)
+	*rec = e->a;
+	memcpy(rec->message_id_sha256, hash, sizeof(hash));
+	pg_hex(sha, hash, sizeof(hash));
+	if ((rc = number(b, sha, e->record_id, rec, &dup)) != 0 || dup)
 		return rc;
-	added = PQntuples(res) == 1;
-	PQclear(res);
-	if (added && e->a.has_patch && e->a.identity[0] != '\0')
-		return learn(b, &e->a);
+	if (rec->copy > 1 && copy_news_add(&b->l->news, rec, b->has_first ?
+	    &b->first : NULL, &b->cs, b->kept) != 0) {
+		pa_err_set(b->err, "%s", pa_strerror(PA_ENOMEM));
+		return PA_ENOMEM;
+	}
+	if (b->kept) {
+		pg_text(msgid, sizeof(msgid), rec->message_id);
+		snprintf(when, sizeof(when), "%lld", (long long)rec->arrived);
+		snprintf(num[0], sizeof(num[0]), "%u", rec->copy);
+		snprintf(num[1], sizeof(num[1]), "%s", rec->differs ? "t" :
+		    "f");
+		snprintf(num[2], sizeof(num[2]), "%u", rec->parts);
+		p[0] = e->record_id;
+		p[1] = msgid;
+		p[2] = sha;
+		p[3] = when;
+		texts(b->text, p, rec);
+		p[27] = num[0];
+		p[28] = num[1];
+		p[29] = num[2];
+		if ((rc = exec(b, insert_sql, PARAMS, p, &res)) != 0)
+			return rc;
+		/* there already: sent before the process ended */
+		dup = PQntuples(res) != 1;
+		PQclear(res);
+		if (dup)
+			return 0;
+	}
+	if (rec->has_patch && rec->identity[0] != '\0')
+		return learn(b, rec);
 	return 0;
 }
 
-/* prune - a bounded number of records older than the retention removed */
+/*
+ * prune - a bounded number of records older than the retention removed,
+ * and the counts of Message-IDs none of whose copies is left
+ */
 static int
 prune(struct batch *b, time_t now)
 {
 	char cut[24], max[16];
 	const char *p[2] = { cut, max };
+	PGresult *res;
+	int rc, some;
 
 	if (b->l->retention_days == 0)
 		return 0;
 	snprintf(cut, sizeof(cut), "%lld", (long long)(now -
 	    (time_t)b->l->retention_days * DAY));
 	snprintf(max, sizeof(max), "%d", PRUNE_MAX);
-	return exec(b, "DELETE FROM arrival WHERE id IN (SELECT id FROM "
-	    "arrival WHERE arrived < to_timestamp($1) LIMIT $2)", 2, p, NULL);
+	if ((rc = exec(b, "DELETE FROM arrival WHERE id IN (SELECT id FROM "
+	    "arrival WHERE arrived < to_timestamp($1) LIMIT $2)", 2, p,
+	    &res)) != 0)
+		return rc;
+	some = strcmp(PQcmdTuples(res), "0") != 0;
+	PQclear(res);
+	if (!some)
+		return 0;
+	return exec(b, "DELETE FROM arrival_copies s WHERE NOT EXISTS "
+	    "(SELECT 1 FROM arrival a WHERE a.message_id_sha256 = "
+	    "s.message_id_sha256)", 0, NULL, NULL);
 }
 
 /* send_batch - the n entries of e in one transaction: 0, or PA_ERROR */
@@ -263,31 +342,43 @@ static int
 send_batch(struct ledger_pg *l, const struct journal_entry *e, size_t n,
     struct pa_err *err)
 {
-	struct batch b = { l, NULL, 0, l->db->timeout_ms * 10, err, NULL };
+	struct batch *b;
 	size_t i;
 	int rc;
 
-	if ((b.text = malloc(TEXT_FIELDS * sizeof(*b.text))) == NULL) {
+	if ((b = calloc(1, sizeof(*b))) == NULL ||
+	    (b->text = malloc(TEXT_FIELDS * sizeof(*b->text))) == NULL) {
+		free(b);
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}
-	if ((rc = pgdb_get(l->db, &b.conn, err)) != 0) {
-		free(b.text);
+	b->l = l;
+	b->timeout_ms = l->db->timeout_ms * 10;
+	b->err = err;
+	copy_news_clear(&l->news);
+	if ((rc = pgdb_get(l->db, &b->conn, err)) != 0) {
+		free(b->text);
+		free(b);
 		return rc;
 	}
-	rc = exec(&b, "BEGIN", 0, NULL, NULL);
+	rc = exec(b, "BEGIN", 0, NULL, NULL);
 	if (rc == 0)
-		rc = lock_message_ids(&b, e, n);
+		rc = lock_message_ids(b, e, n);
 	for (i = 0; i < n && rc == 0; i++)
-		rc = put(&b, &e[i]);
+		rc = put(b, &e[i]);
 	if (rc == 0)
-		rc = prune(&b, time(NULL));
+		rc = prune(b, time(NULL));
 	if (rc == 0)
-		rc = exec(&b, "COMMIT", 0, NULL, NULL);
-	else if (!b.broken)
-		exec(&b, "ROLLBACK", 0, NULL, NULL);
-	pgdb_put(l->db, b.conn, b.broken);
-	free(b.text);
+		rc = exec(b, "COMMIT", 0, NULL, NULL);
+	else if (!b->broken)
+		exec(b, "ROLLBACK", 0, NULL, NULL);
+	pgdb_put(l->db, b->conn, b->broken);
+	free(b->text);
+	free(b);
+	if (rc == 0)
+		copy_news_tell(&l->news);
+	else
+		copy_news_clear(&l->news);
 	return rc;
 }
 

@@ -20,7 +20,7 @@
 #include "ledger.h"
 #include "pins.h"
 
-#define STATEDB_VERSION		1	/* the schema this program reads */
+#define STATEDB_VERSION		2	/* the schema this program reads */
 
 struct statedb_notice {
 	void	(*fn)(void *arg, int up, const char *why);

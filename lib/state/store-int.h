@@ -54,6 +54,11 @@ struct ledger_ops {
 		    struct pa_err *);
 	int	(*habit)(struct ledger *, const char *, struct habit *,
 		    struct pa_err *);
+	int	(*copies)(struct ledger *, const char *, size_t,
+		    struct ledger_copies *, struct pa_err *);
+	void	(*watch)(struct ledger *,
+		    void (*)(void *, const struct ledger_copy_event *),
+		    void *);
 	void	(*close)(struct ledger *);
 	int	 local;		/* reads cost no round trip to another host */
 };

@@ -99,6 +99,20 @@ ledger_habit(struct ledger *l, const char *identity, struct habit *out,
 }
 
 int
+ledger_copies(struct ledger *l, const char *message_id, size_t len,
+    struct ledger_copies *out, struct pa_err *err)
+{
+	return l->ops->copies(l, message_id, len, out, err);
+}
+
+void
+ledger_watch(struct ledger *l,
+    void (*fn)(void *, const struct ledger_copy_event *), void *arg)
+{
+	l->ops->watch(l, fn, arg);
+}
+
+int
 ledger_reads_local(const struct ledger *l)
 {
 	return l->ops->local;

@@ -52,31 +52,39 @@ verdicts(const struct decision *d, struct arrival *a)
 	a->signed_trusted = d->result == VERDICT_PASS && d->key[0] != '\0';
 }
 
-/* arrived - when a arrived (the decider's clock), from whom (no <>) */
+/*
+ * arrived - when a arrived (the decider's clock), from whom (no <>),
+ * through which host and under which queue ID
+ */
 static void
-arrived(const struct decider *dc, const char *envelope_from,
+arrived(const struct decider *dc, const struct arrival_origin *from,
     struct arrival *a)
 {
-	size_t len = strlen(envelope_from);
+	const char *sender = from->envelope_from ? from->envelope_from : "";
+	size_t len = strlen(sender);
 
 	a->arrived = dc->now;
-	if (len >= 2 && envelope_from[0] == '<' &&
-	    envelope_from[len - 1] == '>')
+	if (len >= 2 && sender[0] == '<' && sender[len - 1] == '>')
 		snprintf(a->envelope_from, sizeof(a->envelope_from), "%.*s",
-		    (int)len - 2, envelope_from + 1);
+		    (int)len - 2, sender + 1);
 	else
 		snprintf(a->envelope_from, sizeof(a->envelope_from), "%s",
-		    envelope_from);
+		    sender);
+	snprintf(a->host, sizeof(a->host), "%s", from->host ? from->host :
+	    "");
+	snprintf(a->queue_id, sizeof(a->queue_id), "%s", from->queue_id ?
+	    from->queue_id : "");
 }
 
 void
 decide_arrival(struct decider *dc, const struct mailmsg *msg,
-    const struct decision *d, const char *envelope_from, struct arrival *a)
+    const struct decision *d, const struct arrival_origin *from,
+    struct arrival *a)
 {
 	/* decide_begin() read the mail: its hashes and git am's reading */
 	arrival_fill(a, msg, &dc->h, &dc->pf,
 	    dc->mi_ok && dc->pf.mi->patch.len > 0);
-	arrived(dc, envelope_from, a);
+	arrived(dc, from, a);
 	if (dc->relayed)
 		snprintf(a->author, sizeof(a->author), "%s", dc->author);
 	/* the signer's i=, else the author's */
@@ -110,7 +118,8 @@ is_cover(const struct mailmsg *msg)
 
 int
 decide_arrival_unjudged(struct decider *dc, const struct mailmsg *msg,
-    const char *envelope_from, struct arrival *a, struct pa_err *err)
+    const struct arrival_origin *from, struct arrival *a,
+    struct pa_err *err)
 {
 	int rc;
 
@@ -120,6 +129,6 @@ decide_arrival_unjudged(struct decider *dc, const struct mailmsg *msg,
 		return PA_ENOPATCH;
 	if ((rc = arrival_from_mail(a, msg, &dc->h, &dc->pf, err)) != 0)
 		return rc;
-	arrived(dc, envelope_from, a);
+	arrived(dc, from, a);
 	return 0;
 }

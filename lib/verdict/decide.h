@@ -147,25 +147,26 @@ const char	*decide_author(const struct decider *);
  * decide_arrival - the arrival record of the message decided last into
  * a: its fields from msg (unchanged since decide_begin()) as
  * arrival_fill() gives them from decide_begin()'s reading, and d (its
- * decision by decide_end()), envelope_from as the MTA gave it, arrived
- * at the time decide_begin() was given.  copy is left for the store.
- * Call it after decide_end(), before the next message.
+ * decision by decide_end()), where it came from as the MTA said (from),
+ * arrived at the time decide_begin() was given.  copy is left for the
+ * store.  Call it after decide_end(), before the next message.
  */
 void	decide_arrival(struct decider *, const struct mailmsg *msg,
-	    const struct decision *d, const char *envelope_from,
+	    const struct decision *d, const struct arrival_origin *from,
 	    struct arrival *a);
 /*
  * decide_arrival_unjudged - the arrival record of a message that
  * decide_begin() took last and found neither a patch nor signed
  * (PA_ENOPATCH), when it is still one to remember: a cover letter (by
  * its subject), or a mail whose patch part has no diff (a diffstat: it
- * has an attestation ID).  Its fields from msg, envelope_from, the time
+ * has an attestation ID).  Its fields from msg, from, the time
  * decide_begin() was given; no verdict and no identity, so that it
  * teaches no signing habit.  0; PA_ENOPATCH: nothing to record; or
  * PA_ENOMEM / PA_ETOOBIG with err saying why.
  */
 int	decide_arrival_unjudged(struct decider *, const struct mailmsg *msg,
-	    const char *envelope_from, struct arrival *a, struct pa_err *err);
+	    const struct arrival_origin *from, struct arrival *a,
+	    struct pa_err *err);
 
 /*
  * decide_begin - the first step on msg, which must stay unchanged until

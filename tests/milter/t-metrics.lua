@@ -5,6 +5,8 @@
 -- and, with patatt (PATATT set), seed 002 signed, and signed then
 -- tampered.  Every series that moved moved by what the mail says, and no
 -- other; the decision latency histogram counts each decided message.
+-- A patch sent twice under one Message-ID and another under it too count
+-- one copy the same as the first and one differing.
 -- Any other path is 404, any other method 405.
 --   METRICS  the endpoint's URL (http://127.0.0.1:PORT)
 --   SCRAPE   where the last scrape is left, for promtool and the
@@ -197,6 +199,24 @@ run(function()
 	status = metrics_get("/metrics", "DELETE")
 	check(status == "405", "DELETE /metrics: %s, not 405", show(status))
 	moved(after, scrape(), {}, "after the bad requests")
+
+	-- copies of one Message-ID, counted once their batch is written:
+	-- the same patch again, then another patch under its Message-ID
+	local id = "<metrics-copies@example.org>"
+	local copies = 'patchattest_copies_total{content="%s"}'
+	local was = scrape()
+	for _, name in ipairs({ "p1", "p1", "fail-m" }) do
+		expect_accepted(send(conn, add_header(mail(name), 1,
+		    "Message-ID", id)), name .. " under one Message-ID")
+	end
+	wait_for(function()
+		local now = scrape_quietly()
+		return now ~= nil and
+		    now[copies:format("identical")] ==
+		    was[copies:format("identical")] + 1 and
+		    now[copies:format("differing")] ==
+		    was[copies:format("differing")] + 1
+	end, "a copy the same and one differing counted")
 
 	hold_connections(conn)
 	reload_elsewhere()
