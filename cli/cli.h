@@ -95,6 +95,14 @@ extern FILE	*cli_stderr;
 #define CLI_UTC_DAY	1
 void	cli_utc(char out[CLI_UTC_MAX], time_t t, int day);
 
+/*
+ * cli_text - s, a stored field (whoever could send mail wrote it), as
+ * text for a terminal or a tab-separated column, appended to out: every
+ * control byte (tab and line end too, C1 as well) and byte that is not
+ * UTF-8 escaped (hdrfmt_escaped()), "-" when s is empty
+ */
+void	cli_text(struct sbuf *out, const char *s);
+
 /* cli_warn - "patchattest: " fmt "\n" on standard error */
 void	cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -182,9 +182,11 @@ found_text(struct sbuf *line, const struct match *mt, const char *by,
 	cli_utc(t, old->arrived, CLI_UTC_TIME);
 	sbuf_addstr(line, mt->o == ARRIVAL_SAME_TRAILERS ? "\tadded: " : "\t");
 	add_list(line, list);
-	sbuf_addf(line, "\tarrived %s, verdict %s, via %s, by %s", t,
-	    old->result[0] ? old->result : "-",
-	    old->list_id[0] ? old->list_id : "-", by);
+	sbuf_addf(line, "\tarrived %s, verdict ", t);
+	cli_text(line, old->result);
+	sbuf_addstr(line, ", via ");
+	cli_text(line, old->list_id);
+	sbuf_addf(line, ", by %s", by);
 	if (mt->total > 1)
 		sbuf_addf(line, "; %zu copies arrived, %s copy %zu%s",
 		    mt->total, mt->o == ARRIVAL_DIFFERS ? "nearest is" :

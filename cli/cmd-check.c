@@ -54,15 +54,13 @@ static void
 add_field(struct sbuf *line, const char *s)
 {
 	sbuf_addch(line, '\t');
-	if (*s == '\0')
-		sbuf_addch(line, '-');
-	else
-		hdrfmt_escaped(line, s, strlen(s));
+	cli_text(line, s);
 }
 
 /*
- * check_line - the plain line: name, verdict, attid, signer, reason, and
- * with patatt signatures which scheme gave the verdict and each's result
+ * check_line - the plain line: name (escaped), verdict, attid, signer,
+ * reason, and with patatt signatures which scheme gave the verdict and
+ * each's result
  */
 static void
 check_line(const char *name, const struct decision *d)
@@ -78,8 +76,7 @@ check_line(const char *name, const struct decision *d)
 		sbuf_addf(&schemes, " v0.1=%s", verdict_name(d->v01));
 	if (d->has_patatt)
 		sbuf_addf(&schemes, " patatt=%s", verdict_name(d->patatt));
-	hdrfmt_escaped(&line, name, strlen(name));
-	sbuf_addf(&line, "\t%s", verdict_name(d->result));
+	sbuf_addf(&line, "%s\t%s", name, verdict_name(d->result));
 	add_field(&line, d->attid);
 	add_field(&line, d->signer);
 	add_field(&line, d->reason);
@@ -89,7 +86,10 @@ check_line(const char *name, const struct decision *d)
 	sbuf_release(&schemes);
 }
 
-/* check_one - the verdict on one message, printed; its CLI_EXIT_* */
+/*
+ * check_one - the verdict on one message, printed under name (escaped:
+ * a file name may hold a tab or a line end); its CLI_EXIT_*
+ */
 static int
 check_one(struct decider *dc, struct mailmsg *m, struct attindex *ix,
     const char *name, const char *data, size_t len)
@@ -136,15 +136,21 @@ static int
 check_input(struct decider *dc, struct mailmsg *m, struct attindex *ix,
     struct cli_input *in, const char *path)
 {
+	struct sbuf name;
 	const char *msg;
 	size_t len;
 	int rc, status;
 
 	if ((status = cli_input_open(in, path)) != 0)
 		return status;
-	while (cli_input_next(in, &msg, &len))
-		if ((rc = check_one(dc, m, ix, in->name.buf, msg, len)) > status)
+	sbuf_init(&name, SBUF_NOMAX);
+	while (cli_input_next(in, &msg, &len)) {
+		sbuf_reset(&name);
+		hdrfmt_escaped(&name, in->name.buf, in->name.len);
+		if ((rc = check_one(dc, m, ix, name.buf, msg, len)) > status)
 			status = rc;
+	}
+	sbuf_release(&name);
 	return status;
 }
 

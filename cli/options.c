@@ -135,6 +135,15 @@ cli_parse(const struct cli_cmd *cmd, int argc, char **argv)
 }
 
 void
+cli_text(struct sbuf *out, const char *s)
+{
+	if (*s == '\0')
+		sbuf_addch(out, '-');
+	else
+		hdrfmt_escaped(out, s, strlen(s));
+}
+
+void
 cli_utc(char out[CLI_UTC_MAX], time_t t, int day)
 {
 	struct tm tm;

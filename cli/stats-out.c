@@ -2,8 +2,8 @@
 /*
  * stats-out.c - the report of "patchattest stats" (stats.h): tables of
  * aligned columns for an admin, or one JSON document.  Text from mail
- * (List-Ids, identities, keys) is escaped on the way out, so that it
- * cannot move the columns or command a terminal.
+ * (List-Ids, identities, keys, the results' names) is escaped on the way
+ * out, so that it cannot move the columns or command a terminal.
  */
 #include "config.h"
 
@@ -45,14 +45,19 @@ width(const char *s)
 	return n;
 }
 
-/* text_cell - untrusted text, escaped; "-" when there is none */
+/*
+ * table_cell - row 0: the title of column col, escaped (a result's name
+ * is a stored field); else the cell of row - 1
+ */
 static void
-text_cell(struct sbuf *out, const char *s)
+table_cell(const struct table *t, const struct stats_report *r, size_t row,
+    size_t col, struct sbuf *out)
 {
-	if (*s == '\0')
-		sbuf_addch(out, '-');
+	sbuf_reset(out);
+	if (row == 0)
+		cli_text(out, t->title[col]);
 	else
-		hdrfmt_escaped(out, s, strlen(s));
+		t->cell(r, row - 1, col, out);
 }
 
 /* table_print - t, each column as wide as its widest cell */
@@ -65,10 +70,9 @@ table_print(const struct table *t, const struct stats_report *r)
 	sbuf_init(&cell, SBUF_NOMAX);
 	sbuf_init(&line, SBUF_NOMAX);
 	for (col = 0; col < t->ncols; col++) {
-		w[col] = width(t->title[col]);
-		for (row = 0; row < t->nrows; row++) {
-			sbuf_reset(&cell);
-			t->cell(r, row, col, &cell);
+		w[col] = 0;
+		for (row = 0; row <= t->nrows; row++) {
+			table_cell(t, r, row, col, &cell);
 			if (width(cell.buf) > w[col])
 				w[col] = width(cell.buf);
 		}
@@ -76,11 +80,7 @@ table_print(const struct table *t, const struct stats_report *r)
 	for (row = 0; row <= t->nrows; row++) {
 		sbuf_reset(&line);
 		for (col = 0; col < t->ncols; col++) {
-			sbuf_reset(&cell);
-			if (row == 0)
-				sbuf_addstr(&cell, t->title[col]);
-			else
-				t->cell(r, row - 1, col, &cell);
+			table_cell(t, r, row, col, &cell);
 			pad = w[col] - width(cell.buf);
 			sbuf_addf(&line, "%s%*s%s%*s", col ? "  " : "",
 			    t->right[col] ? (int)pad : 0, "", cell.buf,
@@ -104,7 +104,7 @@ group_cell(const struct stats_report *r, size_t row, size_t col,
 		cli_utc(t, g->day, CLI_UTC_DAY);
 		sbuf_addstr(out, t);
 	} else if (col == 1)
-		text_cell(out, g->list_id);
+		cli_text(out, g->list_id);
 	else if (col == 2)
 		sbuf_addf(out, "%lu", g->total);
 	else
@@ -123,7 +123,7 @@ signer_cell(const struct arrstats_signer *k, size_t col, struct sbuf *out)
 		cli_utc(t, k->last, CLI_UTC_TIME);
 		sbuf_addstr(out, t);
 	} else
-		text_cell(out, k->identity);
+		cli_text(out, k->identity);
 }
 
 static void
@@ -137,9 +137,9 @@ nokey_cell(const struct stats_report *r, size_t row, size_t col,
 		signer_cell(k, col, out);
 	else if (col == 3) {
 		stats_key_file(path, k);
-		text_cell(out, path);
+		cli_text(out, path);
 	} else
-		text_cell(out, k->key);
+		cli_text(out, k->key);
 }
 
 static void
@@ -149,7 +149,7 @@ unsigned_cell(const struct stats_report *r, size_t row, size_t col,
 	if (col < 3)
 		signer_cell(&r->s->unsigned_by_signer.row[row], col, out);
 	else
-		text_cell(out, r->habit[row]);
+		cli_text(out, r->habit[row]);
 }
 
 /* shown - "(none)", or the table, and how many rows it leaves out */

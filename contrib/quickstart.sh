@@ -13,7 +13,7 @@ set -eu
 
 cd "$(dirname "$0")/.."
 
-packages="build-essential autoconf automake pkg-config libssl-dev libgpgme-dev libyaml-dev liblmdb-dev libpq-dev libgit2-dev libsodium-dev librnp-dev zlib1g-dev libbz2-dev libmilter-dev libmicrohttpd-dev miltertest gnupg git python3 procmail"
+packages="build-essential autoconf automake pkg-config libssl-dev libgpgme-dev libyaml-dev liblmdb-dev libpq-dev libgit2-dev libsodium-dev librnp-dev zlib1g-dev libbz2-dev libpsl-dev libmilter-dev libmicrohttpd-dev miltertest gnupg git python3 procmail"
 
 missing=
 for p in $packages; do

@@ -10,6 +10,7 @@
 #include "patchattest.h"
 #include "base.h"
 #include "sig.h"
+#include "verdict.h"
 
 int
 pa_global_init(struct pa_err *err)
@@ -18,7 +19,7 @@ pa_global_init(struct pa_err *err)
 		pa_err_set(err, "libsodium cannot start (no random source?)");
 		return PA_ERROR;
 	}
-	if (mapguard_init(err) != 0)
+	if (mapguard_init(err) != 0 || dkim_global_init(err) != 0)
 		return PA_ERROR;
 	return pgp_global_init(err);
 }

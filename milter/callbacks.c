@@ -443,8 +443,9 @@ conclude(SMFICTX *ctx, struct conn *c, const struct decision *d)
 	/* Fields from outside, or a verifier not listed: not believed. */
 	if (d->authres_ignored > 0)
 		mlog(LOG_LEVEL_DEBUG, "%s: %u Authentication-Results field(s) "
-		    "ignored: authserv-id not in TrustedAuthservIDs, or "
-		    "malformed", queue_id(ctx), d->authres_ignored);
+		    "ignored: authserv-id not in TrustedAuthservIDs, under "
+		    "the verifier's own, or malformed", queue_id(ctx),
+		    d->authres_ignored);
 	if (o.rcode != NULL) {
 		smfi_setreply(ctx, (char *)o.rcode, (char *)o.xcode, o.text);
 		return o.action == ACTION_REJECT ? SMFIS_REJECT :

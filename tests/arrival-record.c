@@ -4,11 +4,13 @@
  * LEDGER, the way the milter records them (arrival_from_mail), for
  * tests/t-arrived.sh (built for make check, not a test itself).
  *
- *	arrival-record [-sIDENTITY,KEY] LEDGER WHEN
+ *	arrival-record [-sIDENTITY,KEY] [-fFIELD=TEXT]... LEDGER WHEN
  *	    RESULT[,ALGO,SELECTOR,OFFERED] FILE...
  *
  * -s: each mail from IDENTITY, signed by KEY, a trusted key (a signing
  * habit learnt from it), or unsigned when KEY is empty.
+ * -f: the record's FIELD (envelope_from, author, subject, list_id) is
+ * TEXT, whatever bytes it holds, instead of what the mail gives.
  * WHEN is the arrival time (Unix seconds), RESULT the verdict written;
  * with ALGO, SELECTOR and OFFERED it is patatt's verdict too, and those
  * are the signature's (the columns patchattest stats reads).
@@ -17,6 +19,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,33 @@
 #include "patchattest.h"
 #include "mail.h"
 #include "state.h"
+
+/* The text fields -f sets (each ARRIVAL_TEXT_MAX bytes). */
+static const struct {
+	const char	*name;
+	size_t		 off;
+} text_fields[] = {
+	{ "envelope_from", offsetof(struct arrival, envelope_from) },
+	{ "author", offsetof(struct arrival, author) },
+	{ "subject", offsetof(struct arrival, subject) },
+	{ "list_id", offsetof(struct arrival, list_id) },
+};
+
+/* set_field - FIELD=TEXT into a: 0, or -1 when FIELD is none of them */
+static int
+set_field(struct arrival *a, const char *arg)
+{
+	size_t k, n = strcspn(arg, "=");
+
+	for (k = 0; k < sizeof(text_fields) / sizeof(text_fields[0]); k++)
+		if (strlen(text_fields[k].name) == n && arg[n] == '=' &&
+		    strncmp(arg, text_fields[k].name, n) == 0) {
+			snprintf((char *)a + text_fields[k].off,
+			    ARRIVAL_TEXT_MAX, "%s", arg + n + 1);
+			return 0;
+		}
+	return -1;
+}
 
 /* verdict - RESULT[,ALGO,SELECTOR,OFFERED] into a */
 static void
@@ -70,17 +100,19 @@ main(int argc, char **argv)
 	struct pa_err err;
 	struct sbuf sb;
 	struct pa_config cf;
-	const char *signer = NULL;
-	int i, fd, rc = 0;
+	const char *signer = NULL, *fields[8];
+	int i, k, nfields = 0, fd, rc = 0;
 
-	if (argc > 1 && strncmp(argv[1], "-s", 2) == 0) {
-		signer = argv[1] + 2;
-		argc--;
-		argv++;
+	for (; argc > 1 && (strncmp(argv[1], "-s", 2) == 0 ||
+	    strncmp(argv[1], "-f", 2) == 0); argc--, argv++) {
+		if (argv[1][1] == 's')
+			signer = argv[1] + 2;
+		else if (nfields < 8)
+			fields[nfields++] = argv[1] + 2;
 	}
 	if (argc < 5) {
 		fprintf(stderr, "usage: arrival-record [-sIDENTITY,KEY] "
-		    "LEDGER|-cCONF WHEN "
+		    "[-fFIELD=TEXT]... LEDGER|-cCONF WHEN "
 		    "RESULT[,ALGO,SELECTOR,OFFERED] FILE...\n");
 		return 1;
 	}
@@ -117,7 +149,11 @@ main(int argc, char **argv)
 			verdict(&a, argv[3]);
 			if (signer != NULL)
 				signed_by(&a, signer);
-			if ((rc = ledger_record(lg, &a, &err)) != 0)
+			for (k = 0; k < nfields && rc == 0; k++)
+				if ((rc = set_field(&a, fields[k])) != 0)
+					fprintf(stderr, "-f%s: no such field\n",
+					    fields[k]);
+			if (rc == 0 && (rc = ledger_record(lg, &a, &err)) != 0)
 				fprintf(stderr, "%s\n", err.msg);
 		}
 		if (fd >= 0)

@@ -5,8 +5,9 @@
 # gives it back with review trailers collected (b4 is run offline on an
 # mbox of the thread), with one line changed in the commit message or
 # the diff, with a trailer removed, unknown mail, a Maildir, a Message-ID
-# that arrived twice with different content, --json, the exit statuses.
-# Skips the b4 cases without b4.
+# that arrived twice with different content, --json, a record whose
+# fields hold what a terminal obeys, the exit statuses.  Skips the b4
+# cases without b4.
 
 : "${srcdir:=.}"
 : "${top_builddir:=.}"
@@ -243,6 +244,37 @@ expect "two copies: --json" '2 1 True' "$("${PYTHON3:-python3}" -c '
 import json
 o = json.load(open("out"))
 print(o["copies"], o["copy"], o["copies_differ"])')"
+
+# A record written from a hostile mail: ESC and CSI, CR, BEL, C1 controls
+# as UTF-8 (U+0085, U+009B), a bare 0x9b byte, bytes that are not UTF-8,
+# a tab and a line end in its List-Id, subject, author, envelope sender,
+# identity and key, and a verdict with CSI.  The text line escapes each
+# byte (no control byte nor invalid UTF-8 reaches the terminal, no field
+# spills into a column or a line of its own); --json stays valid.
+bad=$(printf 'x\033[2K\rOWNED\302\205\302\233\233\377\300\200\tT\nN\007y')
+esc='x\x1b[2K\x0dOWNED\xc2\x85\xc2\x9b\x9b\xff\xc0\x80\x09T\x0aN\x07y'
+sed 's/^Message-ID: .*/Message-ID: <hostile@seed.example>/' s2 >hostile
+"$RECORD" "-s$bad,$bad" "-flist_id=$bad" "-fsubject=$bad" "-fauthor=$bad" \
+    "-fenvelope_from=$bad" state.mdb 1582607000 \
+    "$(printf 'pass\033[2J\233')" hostile >rec.err 2>&1
+setup $? "a record of hostile bytes written" rec.err
+arrived -c conf hostile
+expect "hostile bytes: one line of four columns, escaped" \
+    "1 4 arrived 2020-02-25T05:03:20Z, verdict pass\\x1b[2J\\x9b, via $esc, by message-id" \
+    "$(wc -l <out | tr -d ' ') $(awk -F '\t' '{ print NF }' out) \
+$(cut -f 4 out)"
+"${PYTHON3:-python3}" -c '
+import re, sys
+text = open("out", "rb").read().decode("utf-8")
+sys.exit(re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", text) is not None)'
+ok $? "hostile bytes: stdout is UTF-8 without a control byte but tab and LF"
+arrived -c conf --json hostile
+expect "hostile bytes: --json parses, control bytes dropped, the others named" \
+    'x[2KOWNED\xc2\x85\xc2\x9b\x9b\xff\xc0\x80TNy pass[2J\x9b' \
+    "$("${PYTHON3:-python3}" -c '
+import json
+o = json.load(open("out"))
+print(o["list"], o["verdict"])')"
 
 # Faults: no ledger, StateFile off, no operand, an unknown option, an unreadable file.
 arrived -c conf-none s1

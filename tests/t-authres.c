@@ -3,18 +3,27 @@
  * t-authres - Authentication-Results fields as verifiers write them
  * (OpenDKIM, rspamd, Gmail, Microsoft, the RFC 8601 examples) and as a
  * forger or a broken verifier might: one row a field, with the authserv-id
- * and results it holds, or that it is to be ignored whole.  Then what
- * decides the author's domain: the X-Patch-Attested and
- * Authentication-Results wording of a domain that vouches.
+ * and results it holds, or that it is to be ignored whole.  Then which
+ * domain vouches for seed 002, through the decider: the topmost field of
+ * each trusted verifier alone, aligned with the author's domain by the
+ * Public Suffix List (public suffixes of ICANN's and private ones, the
+ * author's own domain, parent, sibling and child domains, unrelated
+ * ones); and the X-Patch-Attested and Authentication-Results wording of a
+ * domain that vouches.
  */
 #include "config.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "patchattest.h"
 #include "authres.h"
 #include "decide.h"
 #include "headers.h"
+#include "mailmsg.h"
+#include "paconfig.h"
+#include "sbuf.h"
 #include "tap.h"
 
 #define BAD	PA_ERROR
@@ -99,6 +108,94 @@ static const struct {
 	    ".example", PA_ETOOBIG, "", "" },
 };
 
+#define NOW	((time_t)1764720000)
+#define V	"dkim.test.example"
+#define R	"rspamd.test.example"
+#define A64	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
+/*
+ * What vouches for seed 002 from dev@DOMAIN under the Authentication-Results
+ * fields of a row (top first, one a line), with TrustedAuthservIDs V, R,
+ * V again in capitals and our own AuthservID mx.test.example.
+ */
+static const struct {
+	const char	*name;
+	const char	*domain;	/* the author's */
+	const char	*fields;
+	const char	*want;		/* dkim_domain */
+	unsigned	 ignored;
+} vouches[] = {
+	/* alignment: one field of V */
+	{ "the author's domain", "example.org",
+	    V "; dkim=pass header.d=example.org", "example.org", 0 },
+	{ "a parent domain", "sub.example.org",
+	    V "; dkim=pass header.d=example.org", "example.org", 0 },
+	{ "a child of the author's domain (relaxed)", "example.org",
+	    V "; dkim=pass header.d=mail.example.org", "mail.example.org", 0 },
+	{ "a sibling under the same organizational domain", "a.example.org",
+	    V "; dkim=pass header.d=b.example.org", "b.example.org", 0 },
+	{ "a public suffix: co.uk", "sub.example.co.uk",
+	    V "; dkim=pass header.d=co.uk", "", 0 },
+	{ "the organizational domain under co.uk", "sub.example.co.uk",
+	    V "; dkim=pass header.d=example.co.uk", "example.co.uk", 0 },
+	{ "another domain under co.uk", "example.co.uk",
+	    V "; dkim=pass header.d=other.co.uk", "", 0 },
+	{ "a private public suffix: github.io", "alice.github.io",
+	    V "; dkim=pass header.d=github.io", "", 0 },
+	{ "another name under github.io", "alice.github.io",
+	    V "; dkim=pass header.d=bob.github.io", "", 0 },
+	{ "its own name under github.io", "dev.alice.github.io",
+	    V "; dkim=pass header.d=alice.github.io", "alice.github.io", 0 },
+	{ "an unrelated domain", "example.org",
+	    V "; dkim=pass header.d=example.net", "", 0 },
+	{ "a top-level domain", "example.org",
+	    V "; dkim=pass header.d=org", "", 0 },
+	{ "a suffix in bytes, not in labels", "notexample.org",
+	    V "; dkim=pass header.d=example.org", "", 0 },
+	{ "the author's domain in capitals", "Sub.EXAMPLE.org",
+	    V "; dkim=pass header.d=example.org", "example.org", 0 },
+	{ "an author at a public suffix", "co.uk",
+	    V "; dkim=pass header.d=co.uk", "", 0 },
+	{ "header.d with a dot at the end", "example.org",
+	    V "; dkim=pass header.d=example.org.", "", 0 },
+	{ "header.d with an empty label", "example.org",
+	    V "; dkim=pass header.d=example..org", "", 0 },
+	{ "dkim=fail", "example.org",
+	    V "; dkim=fail header.d=example.org", "", 0 },
+	/* several that align: the nearest */
+	{ "the author's domain before its parent", "a.example.org",
+	    V "; dkim=pass header.d=example.org; dkim=pass header.d="
+	    "a.example.org", "a.example.org", 0 },
+	{ "a parent before a sibling's child", "a.b.example.org",
+	    V "; dkim=pass header.d=c.b.example.org; dkim=pass header.d="
+	    "b.example.org", "b.example.org", 0 },
+	/* which fields are the verifiers' */
+	{ "a pass forged under the verifier's dkim=none", "example.org",
+	    V "; dkim=none\n" V "; dkim=pass header.d=example.org", "", 1 },
+	{ "the verifier's pass over a forged fail", "example.org",
+	    V "; dkim=pass header.d=example.org\n" V "; dkim=fail "
+	    "header.d=example.org", "example.org", 1 },
+	{ "forged under it, its authserv-id in capitals", "example.org",
+	    V "; dkim=none\nDKIM.TEST.Example; dkim=pass header.d="
+	    "example.org", "", 1 },
+	{ "a second verifier's field under the first's", "example.org",
+	    R "; dkim=none\n" V "; dkim=pass header.d=example.org",
+	    "example.org", 0 },
+	{ "the second verifier's name forged under both", "example.org",
+	    R "; dkim=none\n" V "; dkim=none\n" R "; dkim=pass header.d="
+	    "example.org", "", 1 },
+	{ "the verifier's field unreadable, a pass forged under it",
+	    "example.org", V "; dkim=fail header.d=" A64 A64 A64 A64
+	    ".example\n" V "; dkim=pass header.d=example.org", "", 2 },
+	{ "an untrusted verifier", "example.org",
+	    "evil.example; dkim=pass header.d=example.org", "", 1 },
+	{ "our own authserv-id", "example.org",
+	    "mx.test.example; dkim=pass header.d=example.org", "", 1 },
+	{ "an untrusted field over the verifier's", "example.org",
+	    "evil.example; dkim=none\n" V "; dkim=pass header.d=example.org",
+	    "example.org", 1 },
+};
+
 /* describe - the results of a as the table writes them */
 static void
 describe(const struct authres *a, char *out, size_t size)
@@ -155,6 +252,89 @@ test_caps(void)
 	    PA_ERROR, "authres_id: an ID longer than the buffer");
 }
 
+/*
+ * vouch - the decision on seed (its From line gone) from dev@domain under
+ * the fields above (one a line), into out: 0, or -1 when the message is
+ * not decided
+ */
+static int
+vouch(struct decider *dc, const char *seed, const char *domain,
+    const char *above, struct decision *out)
+{
+	struct mailmsg *m = NULL;
+	struct sbuf msg;
+	const char *p;
+	int rc = -1;
+
+	sbuf_init(&msg, SBUF_NOMAX);
+	for (p = above; *p != '\0'; p += strcspn(p, "\n") +
+	    (p[strcspn(p, "\n")] == '\n'))
+		sbuf_addf(&msg, "Authentication-Results: %.*s\n",
+		    (int)strcspn(p, "\n"), p);
+	sbuf_addf(&msg, "From: Dev Eloper <dev@%s>\n%s", domain,
+	    strchr(seed, '\n') + 1);
+	if (mailmsg_new(&m, 1 << 20) == 0 &&
+	    mailmsg_parse(m, msg.buf, msg.len) == 0 &&
+	    decide(dc, m, NULL, NOW, out) == 0)
+		rc = 0;
+	mailmsg_free(m);
+	sbuf_release(&msg);
+	return rc;
+}
+
+/* test_vouches - the rows of vouches[] through a decider */
+static void
+test_vouches(void)
+{
+	char *trusted[] = { V, R, "DKIM.Test.EXAMPLE", "mx.test.example" };
+	char path[4096], home[4096], *seed;
+	struct pa_config cf;
+	struct decider *dc;
+	struct decision d;
+	struct pa_err err;
+	size_t k, len;
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/seeds/002-patch-x86-"
+	    "elf-add-table-to-document-read-implies-exec.patch",
+	    tap_srcdir());
+	if ((seed = tap_read_file(path, &len)) == NULL ||
+	    strncmp(seed, "From: ", 6) != 0) {
+		tap_check(0, "seed 002 is read, its From first");
+		free(seed);
+		return;
+	}
+	tap_tmpdir(home, sizeof(home), "t-authres");
+	config_init(&cf);
+	cf.gnupg_home = strdup(home);
+	cf.authserv_id = strdup("mx.test.example");
+	cf.trusted_authserv_ids.v = trusted;
+	cf.trusted_authserv_ids.n = sizeof(trusted) / sizeof(trusted[0]);
+	if (decider_new(&dc, &cf, NULL, &err) != 0) {
+		tap_check(0, "a decider: %s", err.msg);
+		dc = NULL;
+	}
+	for (k = 0; dc != NULL && k < sizeof(vouches) / sizeof(vouches[0]);
+	    k++) {
+		memset(&d, 0, sizeof(d));
+		if (vouch(dc, seed, vouches[k].domain, vouches[k].fields,
+		    &d) != 0) {
+			tap_check(0, "%s: seed 002 is decided", vouches[k].name);
+			continue;
+		}
+		tap_check(strcmp(d.dkim_domain, vouches[k].want) == 0 &&
+		    d.authres_ignored == vouches[k].ignored,
+		    "%s: \"%s\", %u ignored (want \"%s\", %u)",
+		    vouches[k].name, d.dkim_domain, d.authres_ignored,
+		    vouches[k].want, vouches[k].ignored);
+	}
+	decider_free(dc);
+	cf.trusted_authserv_ids.v = NULL;
+	cf.trusted_authserv_ids.n = 0;
+	config_release(&cf);
+	tap_rmtree(home);
+	free(seed);
+}
+
 /* test_header - how a domain that vouches is shown */
 static void
 test_header(void)
@@ -188,8 +368,13 @@ test_header(void)
 int
 main(void)
 {
+	struct pa_err err;
+
+	if (pa_global_init(&err) != 0)
+		tap_skip_all("pa_global_init: %s", err.msg);
 	test_fields();
 	test_caps();
+	test_vouches();
 	test_header();
 	return tap_done();
 }

@@ -17,6 +17,11 @@
 #   forged-own  unsigned, the same claiming dkim.test.example: OpenDKIM
 #               removes it (RemoveARFrom, as README says to set), no
 #               dkim=
+#   forged-below the same through OpenDKIM restarted to keep it
+#               (KeepAuthResults) and to write a field for every mail
+#               (AlwaysAddARHeader): the sender's field reaches the milter
+#               under OpenDKIM's own "dkim=none", which alone is read: no
+#               dkim=
 #
 # Needs root, postfix, swaks, miltertest, opendkim and opendkim-genkey;
 # says it skipped otherwise.  PA_TEST_KEEP=1 keeps the temporary folder.
@@ -128,7 +133,7 @@ mkmsg() {
 	    -e 's/^From: .*/From: Dev Eloper <dev@example.org>/' \
 	    "$seeds"/002-*.patch; } >"$T/msg/$1.in"
 }
-for m in aligned misaligned fail forged forged-own; do
+for m in aligned misaligned fail forged forged-own forged-below; do
 	mkmsg $m
 done
 # attid NAME: the attestation ID of the message NAME
@@ -148,7 +153,7 @@ sed 's/^Add a table to document/Add a tabel to document/' \
     "$T/msg/fail.signed" >"$T/msg/fail"
 ! cmp -s "$T/msg/fail.signed" "$T/msg/fail"
 setup $? "fail: a line of the body changed after signing" /dev/null
-for m in forged forged-own; do
+for m in forged forged-own forged-below; do
 	id=evil.example
 	[ $m = forged ] || id=$VERIFIER
 	{ printf 'Authentication-Results: %s; dkim=pass ' "$id"
@@ -218,13 +223,38 @@ expect "forged: the sender's field reached the milter, and the mailbox" \
 expect "forged-own: OpenDKIM removed the field claiming its name" "" \
     "$(field forged-own Authentication-Results "$VERIFIER")"
 
+# --- a verifier that keeps the fields claiming its name --------------------
+# OpenDKIM again on the same socket, keeping the fields that claim its
+# name and writing one for every mail; the milter keeps running.
+pa_pid=$MILTER_PID
+milter_stop "$dkim_pid"
+dkim_pid=
+rm -f "$T/verify.sock"
+dkim_conf verify v "TestPublicKeys $T/keys/public" \
+    "AuthservID $VERIFIER" "KeepAuthResults yes" "AlwaysAddARHeader yes" \
+    "InternalHosts 192.0.2.1"
+dkim_start verify
+setup $? "OpenDKIM listens again, keeping fields in its name" \
+    "$T/verify.log"
+MILTER_PID=$pa_pid
+pf_send "$T/msg/forged-below"
+ok $? "forged-below: accepted by Postfix"
+sent=$((sent + 1))
+pf_wait_delivered $sent 60
+ok $? "forged-below: delivered"
+expect "forged-below: OpenDKIM's dkim=none over the sender's field" \
+    "$VERIFIER; dkim=none|$VERIFIER; dkim=pass header.d=example.org \
+header.s=t1" \
+    "$(field forged-below Authentication-Results "$VERIFIER" |
+    sed 's/; dkim-atps=[a-z]*//' | paste -s -d '|')"
+
 a=$(attid aligned)
 expect "aligned: the author's domain vouches" \
     "none; dkim=example.org; attid=$a" "$(field aligned X-Patch-Attested)"
 expect "aligned: our Authentication-Results names the domain" \
     "mx.test.example; x-patch-attest=none reason=\"none\" policy.attid=$a policy.dkim-domain=example.org" \
     "$(field aligned Authentication-Results mx.test.example)"
-for m in misaligned fail forged forged-own; do
+for m in misaligned fail forged forged-own forged-below; do
 	a=$(attid $m)
 	expect "$m: nothing vouches" "none; attid=$a" \
 	    "$(field $m X-Patch-Attested)"

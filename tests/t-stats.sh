@@ -6,8 +6,9 @@
 # a key the keyring has not (nokey, the key offered), one unsigned from a
 # habitual signer (unsigned-by-signer), one from nobody (none), over two
 # days and two List-Ids; the text and the JSON against those counts,
-# --since, --days, an empty ledger, StateFile off, a damaged ledger, a
-# flood of List-Ids (the table capped, exit 1).  Skips without patatt.
+# --since, --days, an empty ledger, StateFile off, a damaged ledger,
+# records whose fields hold what a terminal obeys (escaped), a flood of
+# List-Ids (the table capped, exit 1).  Skips without patatt.
 
 : "${srcdir:=.}"
 : "${top_builddir:=.}"
@@ -202,6 +203,63 @@ head -c 65536 /dev/urandom >random.mdb
 printf 'StateFile %s/random.mdb\n' "$T" >conf-random
 stats -c conf-random
 expect "a file of random bytes: exit 2" 2 "$rc"
+
+# Records written from hostile mail: ESC and CSI, CR, BEL, C1 controls as
+# UTF-8 (U+0085, U+009B), a bare 0x9b byte, bytes that are not UTF-8, a
+# tab and a line end in the List-Id, the identity, the key of its habit,
+# the key offered, and a result with CSI (a column's title).  Each is
+# escaped in the tables: no control byte nor invalid UTF-8 reaches the
+# terminal, no tab, every row one line; --json stays valid.
+bad=$(printf 'x\033[2K\rOWNED\302\205\302\233\233\377\300\200\tT\nN\007y')
+esc='x\x1b[2K\x0dOWNED\xc2\x85\xc2\x9b\x9b\xff\xc0\x80\x09T\x0aN\x07y'
+badresult=$(printf 'pass\033[2J\233')
+mkdir hostile
+for i in 1 2 3 4; do
+	{ printf 'Message-ID: <h%d@stats.example>\n' $i
+	    cat "$(ls "$srcdir"/tests/fixtures/seeds/* | sed -n "$((i + 1))p")"
+	} >hostile/$i
+done
+"$RECORD" "-s$bad,$bad" "-flist_id=$bad" hostile.mdb 1583107200 pass \
+    hostile/1 >rec.err 2>&1 &&
+    "$RECORD" "-s$bad," hostile.mdb 1583107300 \
+    "nokey,ed25519-sha256,t1,$bad" hostile/2 >>rec.err 2>&1 &&
+    "$RECORD" "-s$bad," hostile.mdb 1583107400 unsigned-by-signer \
+    hostile/3 >>rec.err 2>&1 &&
+    "$RECORD" hostile.mdb 1583107500 "$badresult" hostile/4 >>rec.err 2>&1
+setup $? "records of hostile bytes written" rec.err
+printf 'StateFile %s/hostile.mdb\n' "$T" >conf-hostile
+stats -c conf-hostile
+expect "hostile bytes: exit 0" 0 "$rc"
+"$PY" -c '
+import re, sys
+text = open("out", "rb").read().decode("utf-8")
+sys.exit(re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f]", text) is not None)'
+ok $? "hostile bytes: stdout is UTF-8 without a control byte but LF"
+expect "hostile bytes: the result's name escaped in the title" \
+    "DAY LIST-ID MAILS pass nokey unsigned-by-signer pass\\x1b[2J\\x9b" \
+    "$(sed -n '/^Mails by day/{n;p;}' out | tr -s ' ')"
+expect "hostile bytes: the List-Id escaped, one row a List-Id" \
+    "2020-03-02 - 3|2020-03-02 $esc 1" \
+    "$(sed -n '/^Mails by day/,/^$/p' out | sed '1,2d;$d' | tr -s ' ' |
+    cut -d ' ' -f 1-3 | paste -s -d '|')"
+expect "hostile bytes: identity and key offered escaped" \
+    "1 2020-03-02T00:01:40Z $esc - $esc" \
+    "$(sed -n '/^KEYRING PATH inside/,/^$/p' out | sed -n 3p | tr -s ' ' |
+    sed 's/^ //')"
+expect "hostile bytes: identity and habit key escaped" \
+    "1 2020-03-02T00:03:20Z $esc $esc" \
+    "$(sed -n '/^Habitual signers/,$p' out | sed -n 3p | tr -s ' ' |
+    sed 's/^ //')"
+stats -c conf-hostile --json
+"$PY" -c '
+import json
+o = json.load(open("out"))
+want = "x[2KOWNED\\xc2\\x85\\xc2\\x9b\\x9b\\xff\\xc0\\x80TNy"
+assert [d["list_id"] for d in o["days"]] == ["", want]
+assert o["nokey"][0]["identity"] == o["nokey"][0]["key_offered"] == want
+assert o["unsigned_by_signer"][0]["habit_key"] == want
+assert "pass[2J\\x9b" in o["days"][0]["results"]'
+ok $? "hostile bytes: --json parses, control bytes dropped, the others named"
 
 # A flood of List-Ids: 2,100 mails of one day, each to its own list;
 # the table keeps 2,048 rows and says that 52 mails are not in it.

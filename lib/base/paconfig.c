@@ -121,7 +121,7 @@ const struct config_key config_keys[] = {
 	    "This host's name in Authentication-Results; unset: none added." },
 	{ "TrustedAuthservIDs", CONFIG_WORDS, NULL, 0, 0, NULL,
 	    OFF(trusted_authserv_ids),
-	    "authserv-ids of the MTA's DKIM verifiers whose "
+	    "authserv-ids of the MTA's DKIM verifiers whose topmost "
 	    "Authentication-Results are read; unset: none." },
 	{ "OnFail", CONFIG_CHOICE, "accept", 0, 0, actions, OFF(on_fail),
 	    "What to do with a patch whose attestation it contradicts." },

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * decide-int.h - the decider's insides, shared by the files of the
- * decision (decide*.c, signer.c, arrival.c, changed.c) and by nothing
- * else.
+ * decision (decide*.c, dkim.c, signer.c, arrival.c, changed.c) and by
+ * nothing else.
  */
 #ifndef PA_DECIDE_INT_H
 #define PA_DECIDE_INT_H
@@ -81,6 +81,24 @@ const struct state_lookup *decider_state(struct decider *d);
  * none of the message's signatures (it was not asked)
  */
 struct lookup_pin *decider_pin(struct decider *d, const char *identity);
+
+/*
+ * dkim_vouched - what the author's domain vouches for in msg, the
+ * message decide_begin() took (its author read): the header.d of a
+ * dkim=pass in the topmost Authentication-Results field of a verifier of
+ * TrustedAuthservIDs, aligned with the author's domain, into
+ * d->dkim_domain ("" when none); nearest the author's domain when several
+ * are.  Every other Authentication-Results field is counted into
+ * d->authres_ignored.
+ */
+void	dkim_vouched(struct decider *d, const struct mailmsg *msg);
+/*
+ * dkim_aligned - header_d and domain (both lower case) have the same
+ * organizational domain (the Public Suffix List's registrable domain), at
+ * or above header_d: DMARC's relaxed alignment.  0 when either is no
+ * domain name in ASCII, or a public suffix.
+ */
+int	dkim_aligned(const char *domain, const char *header_d);
 
 /*
  * decide_parts - the DECIDE_DIFF_* parts of differs in words ("commit

@@ -390,80 +390,6 @@ first_key(void *arg, const char *identity, const char *key, int pin,
 	return TOFU_UNKNOWN;
 }
 
-/*
- * trusted_verifier - id is one of TrustedAuthservIDs, and not ours: a
- * field claiming our name came from outside (and is removed)
- */
-static int
-trusted_verifier(const struct pa_config *cfg, const char *id)
-{
-	size_t k;
-
-	if (cfg->authserv_id != NULL && strcasecmp(id, cfg->authserv_id) == 0)
-		return 0;
-	for (k = 0; k < cfg->trusted_authserv_ids.n; k++)
-		if (strcasecmp(id, cfg->trusted_authserv_ids.v[k]) == 0)
-			return 1;
-	return 0;
-}
-
-/*
- * aligned - dkim_d (lower case) is domain or a parent of it (a name with
- * a dot: a top-level domain vouches for nobody)
- */
-static int
-aligned(const char *domain, const char *dkim_d)
-{
-	size_t a = strlen(domain), n = strlen(dkim_d);
-
-	if (n == 0 || n > a || strchr(dkim_d, '.') == NULL ||
-	    strspn(dkim_d, "abcdefghijklmnopqrstuvwxyz0123456789.-") != n)
-		return 0;
-	return strcasecmp(domain + a - n, dkim_d) == 0 &&
-	    (a == n || domain[a - n - 1] == '.');
-}
-
-/*
- * vouched - the longest header.d of a dkim=pass, from a trusted verifier,
- * that the author's domain is or is below, into d->dkim_domain; the
- * fields of other authserv-ids came from outside and are only counted
- */
-static void
-vouched(struct decider *d, const struct mailmsg *msg)
-{
-	static const char name[] = "Authentication-Results";
-	const struct mailmsg_field *f;
-	const struct authres_result *r;
-	const char *text, *domain;
-	size_t k, j, len, n = sizeof(name) - 1;
-
-	d->dkim_domain[0] = '\0';
-	d->authres_ignored = 0;
-	if (d->cfg->trusted_authserv_ids.n == 0)
-		return;
-	domain = strrchr(d->email.buf, '@');
-	text = mailmsg_text(msg, &len);
-	for (k = 0; k < mailmsg_nfields(msg); k++) {
-		f = mailmsg_field(msg, k);
-		if (f->namelen != n || strncasecmp(text + f->off, name, n) != 0)
-			continue;
-		if (authres_parse(&d->ar, text + f->off + n + 1, f->len - n - 1)
-		    != 0 || !trusted_verifier(d->cfg, d->ar.id)) {
-			d->authres_ignored++;
-			continue;
-		}
-		for (j = 0; domain != NULL && j < d->ar.n; j++) {
-			r = &d->ar.r[j];
-			if (strcmp(r->method, "dkim") == 0 &&
-			    strcmp(r->result, "pass") == 0 &&
-			    aligned(domain + 1, r->header_d) &&
-			    strlen(r->header_d) > strlen(d->dkim_domain))
-				memcpy(d->dkim_domain, r->header_d,
-				    sizeof(d->dkim_domain));
-		}
-	}
-}
-
 /* has_diff - some variant of the patch has a diff (not only a diffstat) */
 static int
 has_diff(const struct msghash *h)
@@ -522,7 +448,7 @@ decide_begin(struct decider *d, const struct mailmsg *msg, time_t now)
 	    maildate_parse(v, len, &d->date) != 0)
 		d->date = 0;
 	author(d, msg);
-	vouched(d, msg);
+	dkim_vouched(d, msg);
 	signer_read(d, msg);
 	return 0;
 }

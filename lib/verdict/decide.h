@@ -94,16 +94,26 @@ struct decision {
 						   for identity (PatattTOFU),
 						   or "" */
 	/* What the author's domain vouches for, whatever the verdict: the
-	   header.d of a dkim=pass that a verifier of TrustedAuthservIDs
-	   wrote, the author's domain or a parent of it; or "". */
+	   header.d of a dkim=pass in the topmost field of a verifier of
+	   TrustedAuthservIDs, of the author's organizational domain (the
+	   Public Suffix List's) and nearest the author's domain; or "". */
 	char		 dkim_domain[256];
 	unsigned	 authres_ignored;	/* Authentication-Results
 						   fields not read: another
-						   authserv-id, or malformed */
+						   authserv-id, under the
+						   verifier's own, or
+						   malformed */
 };
 
 struct decider;
 struct patatt_keyring;
+
+/*
+ * dkim_global_init - the Public Suffix List that DKIM alignment reads,
+ * once per process before any thread (pa_global_init() calls it): 0, or
+ * PA_ERROR when there is none (err says why)
+ */
+int	dkim_global_init(struct pa_err *);
 
 /*
  * decider_new - a decider for cfg; keys is the patatt keyring of cfg's
