@@ -2,7 +2,7 @@
 /*
  * bench-ledger - how fast the arrival records are written and found.
  *
- * usage: bench-ledger [-k] [-n RECORDS] [-l LOOKUPS]
+ * usage: bench-ledger [-jk] [-n RECORDS] [-l LOOKUPS]
  *
  * In a temporary directory (removed afterwards, unless -k): a ledger
  * filled with RECORDS (default 1,000,000) records of the sizes list mail
@@ -16,6 +16,12 @@
  * ledger_by_message_id(), 90% of known Message-IDs picked at random, 10%
  * of unknown ones: p50, p99 and the largest, in microseconds.  Each
  * figure is one line "name value unit".
+ *
+ * -j: the journal of StateDatabase instead (StateFile-outbox), with the
+ * database away (a socket folder that does not exist), so that every
+ * record stays in it: the time one ledger_record() call takes there, the
+ * journal synced once per batch by its sender as in an outage, then how
+ * long opening the full journal takes.  No lookups.
  */
 #include "config.h"
 
@@ -35,6 +41,7 @@
 #define IDENTITIES	20000
 
 static unsigned long	 nrecords = 1000000, nlookups = 200000;
+static int		 journal;	/* -j */
 
 /* message_id - the Message-ID of record k (unknown ones: k >= nrecords) */
 static void
@@ -125,7 +132,8 @@ fill(struct ledger *l, const char *path)
 				bench_die("ledger_sync", err.msg);
 		}
 	}
-	if (ledger_sync(l, &err) != 0)
+	/* the database away, the journal holds them: no sync to wait for */
+	if (!journal && ledger_sync(l, &err) != 0)
 		bench_die("ledger_sync", err.msg);
 	t = bench_now() - t0;
 	printf("records %lu\n", nrecords);
@@ -172,18 +180,47 @@ lookups(struct ledger *l)
 	free(lat);
 }
 
+/* open_journal - the ledger of StateDatabase (away) over dir/state.mdb */
+static void
+open_journal(struct ledger **l, const char *dir)
+{
+	struct pa_config cf;
+	struct pa_err err;
+	struct sbuf problems;
+	char conf[1100];
+	FILE *f;
+
+	snprintf(conf, sizeof(conf), "%s/bench.conf", dir);
+	if ((f = fopen(conf, "w")) == NULL)
+		bench_die(conf, "cannot write it");
+	fprintf(f, "StateFile %s/state.mdb\nStateDatabase host=%s/away "
+	    "dbname=x user=x\n", dir, dir);
+	fclose(f);
+	sbuf_init(&problems, 4096);
+	if (config_init(&cf) != 0 || config_load(&cf, conf, &problems) != 0)
+		bench_die(conf, problems.len ? problems.buf : "out of memory");
+	sbuf_release(&problems);
+	if (statedb_ledger_open(l, &cf, 1, NULL, &err) != 0)
+		bench_die("statedb_ledger_open", err.msg);
+	config_release(&cf);
+}
+
 int
 main(int argc, char *argv[])
 {
 	char dir[1024], path[1100];
 	const char *tmp;
+	double t;
 	struct ledger *l;
 	struct pa_err err;
 	int ch, keep = 0;
 
 	bench_name = "bench-ledger";
-	while ((ch = getopt(argc, argv, "kl:n:")) != -1) {
+	while ((ch = getopt(argc, argv, "jkl:n:")) != -1) {
 		switch (ch) {
+		case 'j':
+			journal = 1;
+			break;
 		case 'k':
 			keep = 1;
 			break;
@@ -194,7 +231,7 @@ main(int argc, char *argv[])
 			nrecords = bench_getnum(optarg, 1, 1ul << 26);
 			break;
 		default:
-			fprintf(stderr, "usage: bench-ledger [-k] [-n RECORDS] "
+			fprintf(stderr, "usage: bench-ledger [-jk] [-n RECORDS] "
 			    "[-l LOOKUPS]\n");
 			return 2;
 		}
@@ -206,12 +243,23 @@ main(int argc, char *argv[])
 	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
 	if (mkdtemp(dir) == NULL)
 		bench_die(dir, "cannot make it");
-	snprintf(path, sizeof(path), "%s/state.mdb", dir);
-	if (ledger_open(&l, path, 1, 1, 0, &err) != 0)
-		bench_die("ledger_open", err.msg);
-	fill(l, path);
-	lookups(l);
-	ledger_close(l);
+	if (journal) {
+		snprintf(path, sizeof(path), "%s/state.mdb-outbox", dir);
+		open_journal(&l, dir);
+		fill(l, path);
+		ledger_close(l);
+		t = bench_now();
+		open_journal(&l, dir);
+		printf("journal_open %.1f ms\n", (bench_now() - t) * 1e3);
+		ledger_close(l);
+	} else {
+		snprintf(path, sizeof(path), "%s/state.mdb", dir);
+		if (ledger_open(&l, path, 1, 1, 0, &err) != 0)
+			bench_die("ledger_open", err.msg);
+		fill(l, path);
+		lookups(l);
+		ledger_close(l);
+	}
 	if (keep)
 		printf("kept %s\n", dir);
 	else

@@ -303,6 +303,19 @@ render_state(struct sbuf *out, time_t now)
 	    "to be written.");
 	sbuf_addf(out, "patchattest_state_journal_depth %zu\n",
 	    sg.journal_depth);
+	head(out, "state_journal_damage_total", "counter", "Damage found in "
+	    "the journal of arrival records (StateDatabase), each time.");
+	sbuf_addf(out, "patchattest_state_journal_damage_total %llu\n",
+	    sg.journal_damage);
+	head(out, "state_journal_lost_records_total", "counter", "Arrival "
+	    "records known lost to damage in the journal.");
+	sbuf_addf(out, "patchattest_state_journal_lost_records_total %llu\n",
+	    sg.journal_lost);
+	head(out, "state_journal_set_aside_bytes_total", "counter", "Damaged "
+	    "bytes of the journal kept in the file beside it "
+	    "(StateFile-outbox-damaged).");
+	sbuf_addf(out, "patchattest_state_journal_set_aside_bytes_total "
+	    "%llu\n", sg.journal_aside);
 }
 
 int

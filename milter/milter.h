@@ -88,6 +88,10 @@ struct state_gauges {
 	unsigned long long ledger_faults;	/* StateFile's ledger, and */
 	unsigned long long pins_faults;	/* PatattTOFUPins' pins, not
 					   opened (start-up, reloads) */
+	unsigned long long journal_damage;	/* StateDatabase's journal
+						   found damaged, times */
+	unsigned long long journal_lost;	/* records lost in it */
+	unsigned long long journal_aside;	/* its bytes set aside */
 };
 void			 state_gauges(struct state_gauges *);
 

@@ -281,6 +281,36 @@ check_keyring(const struct origin *o, const struct setting *set,
 }
 
 /*
+ * check_journal - the journal of arrival records that StateDatabase
+ * keeps beside StateFile (STATEFILE-outbox): when the milter runs as
+ * root, in a folder only root may change (its files are made, renamed
+ * and set aside there); with -n, damage found in it, or set aside from
+ * it and waiting to be looked into, said.  The milter starts with damage
+ * all the same: it sends what can be read and sets aside the rest.
+ */
+static void
+check_journal(const struct origin *o, const struct pa_config *cf)
+{
+	struct setting set = setting(o, "StateFile", cf->state_file);
+	struct pa_err err;
+	char *copy;
+	int shared;
+
+	if (cf->state_file == NULL)
+		return;
+	if ((o->ra->set ? o->ra->uid : getuid()) == 0 &&
+	    cf->state_file[0] == '/' &&
+	    (copy = strdup(cf->state_file)) != NULL) {
+		if (safedir_check(dirname(copy), 0, &shared, &err) != 0)
+			problem(o, &set, "its folder, where root keeps the "
+			    "journal of arrival records: %s", err.msg);
+		free(copy);
+	}
+	if (o->check_only && statedb_journal_check(cf, &err) != 0)
+		problem(o, &set, "%s", err.msg);
+}
+
+/*
  * check_database - StateDatabase reached, with the schema this program
  * reads (the value is not repeated: it may hold a password).  A database
  * that cannot be reached stops only -n: a node that starts while it is
@@ -297,6 +327,7 @@ check_database(const struct origin *o, const struct pa_config *cf)
 	rc = statedb_status(cf, &version, &err);
 	if (rc != 0 && (rc != PA_ERROR || o->check_only))
 		problem(o, &set, "%s", err.msg);
+	check_journal(o, cf);
 }
 
 /*

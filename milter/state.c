@@ -61,6 +61,8 @@ static int			 index_seen_err;	/* its stat()'s errno */
 static struct decider		**pool;		/* of current */
 static size_t			 pool_len, pool_cap;
 static atomic_ullong		 ledger_faults;	/* ledger_open() failures */
+/* damage found in StateDatabase's journal: times, records, bytes */
+static atomic_ullong		 journal_damage, journal_lost, journal_aside;
 static atomic_ullong		 pins_faults;	/* pins_open() failures */
 
 static int
@@ -261,7 +263,22 @@ db_notice(void *arg, int up, const char *why)
 		    "until it is back", why);
 }
 
-static const struct statedb_notice notice = { db_notice, NULL };
+/*
+ * db_damaged - damage found in the journal of the arrival records: what
+ * could be read is sent, the rest is set aside beside it; logged, and
+ * counted for the metrics
+ */
+static void
+db_damaged(void *arg, const char *why, uint64_t lost, uint64_t set_aside)
+{
+	(void)arg;
+	mlog(LOG_LEVEL_ERROR, "%s", why);
+	atomic_fetch_add(&journal_damage, 1);
+	atomic_fetch_add(&journal_lost, lost);
+	atomic_fetch_add(&journal_aside, set_aside);
+}
+
+static const struct statedb_notice notice = { db_notice, NULL, db_damaged };
 
 /*
  * open_pins - (re)open PatattTOFU's pins of the current configuration
@@ -521,6 +538,9 @@ state_gauges(struct state_gauges *sg)
 
 	memset(sg, 0, sizeof(*sg));
 	sg->ledger_faults = atomic_load(&ledger_faults);
+	sg->journal_damage = atomic_load(&journal_damage);
+	sg->journal_lost = atomic_load(&journal_lost);
+	sg->journal_aside = atomic_load(&journal_aside);
 	sg->pins_faults = atomic_load(&pins_faults);
 	pthread_rwlock_rdlock(&index_lock);
 	if (index_stat(current->cf.index_path, &st) == 0) {

@@ -7,8 +7,9 @@
 #   purge     postrm purge removes what the milter and "patchattest
 #             index" made in /var/lib/patchattest under the packaged
 #             configuration (made here by the real programs), keeps an
-#             admin's keyring clone, archive mirror and a GnuPG home
-#             holding a key, and names what it kept, as it names the
+#             admin's keyring clone, archive mirror, a GnuPG home
+#             holding a key and the damaged bytes an outbox set aside,
+#             and names what it kept, as it names the
 #             admin's key folder left in /etc/patchattest; with nothing of
 #             the admin's left the folders go too
 #   postinst  configure says that it did not start the milter, why, and
@@ -47,9 +48,11 @@ made_by_programs() {
 	milter_start "$1/milter.log" "$PATCHATTEST_MILTER" -f \
 	    -c "$1/pa.conf" -p "$MILTER_SOCK" || return 1
 	milter_stop
-	# The journal a StateDatabase keeps beside StateFile, by its name.
+	# The journal a StateDatabase keeps beside StateFile, by its name,
+	# an earlier version's lock and a rewrite of it cut short.
 	: >"$1$var/state.mdb-outbox"
 	: >"$1$var/state.mdb-outbox-lock"
+	: >"$1$var/state.mdb-outbox.new"
 }
 
 # admin_files ROOT: what the README has an admin put in ROOT$var
@@ -58,7 +61,8 @@ admin_files() {
 	    "$1$var/signatures/git/0.git" "$1/etc/patchattest/keys" &&
 	echo key >"$1/etc/patchattest/keys/bob" &&
 	echo key >"$1$var/pgpkeys/.keyring/openpgp/example.org/alice/default" &&
-	echo ref >"$1$var/signatures/git/0.git/HEAD"
+	echo ref >"$1$var/signatures/git/0.git/HEAD" &&
+	echo damage >"$1$var/state.mdb-outbox-damaged"
 }
 
 # gnupg_home DIR [KEY]: a GnuPG home as gpg makes it, with a key in it
@@ -101,7 +105,7 @@ else
 	ok $? "purge: postrm purge exits 0"
 	left=
 	for f in index pins.mdb pins.mdb-lock state.mdb state.mdb-lock \
-	    state.mdb-outbox state.mdb-outbox-lock; do
+	    state.mdb-outbox state.mdb-outbox-lock state.mdb-outbox.new; do
 		[ -e "$R$var/$f" ] && left="$left $f"
 	done
 	expect "purge: what the programs made is gone" "" "$left"
@@ -111,7 +115,9 @@ else
 	ok $? "purge: the admin's archive mirror stays"
 	[ -s "$R$var/.gnupg/pubring.kbx" ]
 	ok $? "purge: a GnuPG home holding a key stays"
-	for f in .gnupg pgpkeys signatures; do
+	[ -s "$R$var/state.mdb-outbox-damaged" ]
+	ok $? "purge: the damage an outbox set aside for the admin stays"
+	for f in .gnupg pgpkeys signatures state.mdb-outbox-damaged; do
 		grep -qxF "    $R$var/$f" "$R.out"
 		ok $? "purge: it says that it kept $var/$f"
 	done

@@ -7,7 +7,8 @@
 # arrived and in SQL, the server stopped while records are written and
 # started again (every record once), patchattest stats from the database,
 # the milter with the server stopped (t-pg-away.lua: what could not be
-# consulted said in the reason), and the password in no output.
+# consulted said in the reason), a milter whose journal was damaged, and
+# the password in no output.
 # Skips without PostgreSQL.
 
 : "${srcdir:=.}"
@@ -415,6 +416,77 @@ cat n-schema >>"$out"
 "$MILTER" -n -c conf-n >n-ok 2>&1
 expect "milter -n, the database as it should be: accepted" 0 $?
 diag n-ok
+
+# A journal damaged while the database was away (8 KiB of random bytes
+# written inside 2,000 records): -n says so; the milter starts, logs the
+# damage naming the file, sends every record that can be read, sets the
+# rest aside beside it and counts them (its metrics); -n then says what
+# waits there to be looked into.
+port=$("${PYTHON3:-python3}" -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])' 2>/dev/null)
+printf '%s\n' "StateFile $T/dmg.mdb" "StateDatabase $PG_CONNINFO" \
+    "ArrivalRetentionDays 0" "Syslog no" "IndexPath $T/idx-n" \
+    "Socket unix:$T/dmg.sock" "UserID root" "ArchiveRefresh 0" \
+    ${port:+"MetricsListen 127.0.0.1:$port"} >conf-dmg
+dmg="SELECT count(*) FROM arrival WHERE arrived = to_timestamp(1584000000)"
+pg_stop
+"$RECORD" "-c$T/conf-dmg" 1584000000 pass \
+    $(for i in $(seq 2000); do printf 's3 '; done) >>"$out" 2>&1
+size=$(wc -c <dmg.mdb-outbox)
+pg_restart
+head -c 8192 /dev/urandom |
+    dd of=dmg.mdb-outbox bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+setup $? "2,000 records in the journal ($size bytes), 8 KiB of random \
+bytes written at its middle" "$out"
+"$MILTER" -n -c conf-dmg >n-dmg 2>&1
+expect "milter -n, a damaged journal: refused" 1 "$(($? != 0))"
+grep -q "$T/dmg.mdb-outbox is damaged" n-dmg
+ok $? "... and says which"
+diag n-dmg
+"$MILTER" -f -c conf-dmg >dmg.log 2>&1 &
+dpid=$!
+# the readable records sent: 2,000 less those said to be lost
+i=0
+while [ $i -lt 300 ] && kill -0 $dpid 2>/dev/null; do
+	lost=$(sed -n 's/.*dmg.mdb-outbox was damaged: .* \([0-9]*\) records in them are lost.*/\1/p' dmg.log)
+	[ -n "$lost" ] && [ "$(pg_sql "$dmg")" -eq $((2000 - lost)) ] &&
+	    break
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -0 $dpid 2>/dev/null
+ok $? "the milter with a damaged journal runs"
+grep -q "the journal of arrival records at $T/dmg.mdb-outbox was damaged: .* set aside in $T/dmg.mdb-outbox-damaged" dmg.log
+ok $? "... its log names the journal and where the damage is set aside"
+[ -n "$lost" ] && [ "$lost" -ge 1 ] && [ "$lost" -le 60 ]
+ok $? "... and how many records were lost (${lost:-none said})"
+expect "... every other record sent" $((2000 - ${lost:-0})) \
+    "$(pg_sql "$dmg")"
+test -s dmg.mdb-outbox-damaged
+ok $? "... the damaged bytes kept beside the journal"
+if [ -n "$port" ]; then
+	"${PYTHON3:-python3}" -c 'import sys, urllib.request
+print(urllib.request.urlopen(sys.argv[1]).read().decode())' \
+	    "http://127.0.0.1:$port/metrics" >dmg.metrics 2>&1
+	expect "... counted in its metrics" "1 ${lost:-none}" \
+	    "$(awk '$1 == "patchattest_state_journal_damage_total" { d = $2 }
+	    $1 == "patchattest_state_journal_lost_records_total" { l = $2 }
+	    END { print d, l }' dmg.metrics)"
+else
+	skip "... counted in its metrics" "python3 is not installed"
+fi
+kill -TERM $dpid 2>/dev/null
+wait $dpid 2>/dev/null
+diag dmg.log
+cat dmg.log >>"$out"
+"$MILTER" -n -c conf-dmg >n-dmg2 2>&1
+expect "milter -n after: refused while the damage waits beside it" 1 \
+    "$(($? != 0))"
+grep -q "$T/dmg.mdb-outbox-damaged holds" n-dmg2
+ok $? "... and says where"
+diag n-dmg2
 
 if grep -q -- "$PG_PASSWORD" "$out" "$T"/pg/server.log *.out; then
 	ok 1 "the password is in no output"

@@ -3,8 +3,9 @@
  * pg-int - the PostgreSQL stores behind pins.h and ledger.h, shared by
  * their files: pg-conn.c (connections, timeouts, the password kept out of
  * messages), pg-schema.c (the tables), pg-pins.c, pg-ledger.c (open,
- * close, ledger_record into the journal), pg-journal.c (the local LMDB
- * journal), pg-send.c (the thread that sends the journal) and pg-read.c.
+ * close, ledger_record into the journal), pg-journal.c and the pg-j*.c
+ * files (the local journal, pg-journal-int.h), pg-send.c (the thread that
+ * sends the journal) and pg-read.c.
  *
  * struct pgdb is a pool of connections to one database: a thread takes
  * one for a statement or a transaction and gives it back.  Each wait is
@@ -74,9 +75,14 @@ int	pg_schema_version(struct pgdb *, PGconn *, int *version,
 	    struct pa_err *);
 
 /*
- * The local journal (pg-journal.c): an LMDB file of arrival records that
- * wait to be sent, in the order put, each with a record id of its own
- * (random, 32 hex digits) that makes a second sending of it a no-op.
+ * The local journal (pg-journal.c, pg-journal-int.h): a file of arrival
+ * records that wait to be sent, in the order put, each with a sequence
+ * number and a record id of its own (random, 32 hex digits) that makes a
+ * second sending of it a no-op.  Damage found in it is told to the
+ * notice's damaged (when there is one), never a crash: what can be read
+ * is kept, the rest set aside in PATH-damaged and counted.
+ * journal_take(), journal_sync() and journal_remove() are the sender's,
+ * from one thread; the others from any.
  */
 struct journal;
 
@@ -86,11 +92,14 @@ struct journal_entry {
 	struct arrival	 a;
 };
 
-int	journal_open(struct journal **out, const char *path, struct pa_err *);
+/* journal_open - the journal at path, made when missing, converted from
+   the LMDB journal of earlier versions, damage set aside and told */
+int	journal_open(struct journal **out, const char *path,
+	    const struct statedb_notice *, struct pa_err *);
 void	journal_close(struct journal *);
 /*
- * journal_left - the seq of the last entry put (*put) and the one before
- * the first still there (*sent): entries leave from the front, once sent
+ * journal_left - the seq of the last entry put (*put), and *put less the
+ * entries still there (*sent): entries leave once sent
  */
 void	journal_left(struct journal *, uint64_t *put, uint64_t *sent);
 /* journal_put - a appended (on the disk at the next sync): its seq */
@@ -99,12 +108,26 @@ int	journal_put(struct journal *, const struct arrival *a, uint64_t *seq,
 /* journal_sync - every entry put so far on the disk */
 int	journal_sync(struct journal *, struct pa_err *);
 /* journal_take - the first max entries (at most) into e, *n of them,
-   synced first */
+   synced first; one found damaged is set aside and passed */
 int	journal_take(struct journal *, struct journal_entry *e, size_t max,
 	    size_t *n, struct pa_err *);
 /* journal_remove - the n entries of e (sent) removed, the file synced */
 int	journal_remove(struct journal *, const struct journal_entry *e,
 	    size_t n, struct pa_err *);
+/*
+ * journal_each_msgid - fn on each record in the journal (not yet sent)
+ * whose Message-ID hashes to msgid (ledger_msgid_hash()), in the order
+ * put, until fn returns non-zero (which it returns): 0, or PA_ENOMEM.
+ * fn runs with the journal locked and must not use it.
+ */
+int	journal_each_msgid(struct journal *, const unsigned char msgid[32],
+	    int (*fn)(void *, const struct arrival *), void *arg,
+	    struct pa_err *);
+/*
+ * journal_check - whether the journal at path (or its PATH-damaged) has
+ * damage to say, read without a change (-n): 0, or PA_ERROR saying it
+ */
+int	journal_check(const char *path, struct pa_err *);
 
 struct ledger_pg {
 	struct ledger		 base;		/* first: the handle */

@@ -122,6 +122,18 @@ journal_path(char *out, size_t size, const char *state_file,
 }
 
 int
+statedb_journal_check(const struct pa_config *cf, struct pa_err *err)
+{
+	char path[4096];
+
+	if (cf->state_database == NULL || cf->state_file == NULL)
+		return 0;
+	if (journal_path(path, sizeof(path), cf->state_file, err) != 0)
+		return PA_ERROR;
+	return journal_check(path, err);
+}
+
+int
 pg_ledger_open(struct ledger **out, const struct pa_config *cf,
     int writable, const struct statedb_notice *notice, struct pa_err *err)
 {
@@ -142,7 +154,8 @@ pg_ledger_open(struct ledger **out, const struct pa_config *cf,
 	pthread_cond_init(&l->done, NULL);
 	if ((rc = pgdb_new(&l->db, cf, notice, err)) == 0 && writable &&
 	    (rc = journal_path(path, sizeof(path), cf->state_file,
-	    err)) == 0 && (rc = journal_open(&l->journal, path, err)) == 0) {
+	    err)) == 0 && (rc = journal_open(&l->journal, path, notice,
+	    err)) == 0) {
 		/* what an earlier run left is waiting already */
 		journal_left(l->journal, &l->put_seq, &l->sent_seq);
 		rc = pg_sender_start(l, err);

@@ -12,10 +12,15 @@
  * what libpq says, is never repeated.
  *
  * notice, when not NULL, is told when the database goes away (up 0, why)
- * and when it is back (up 1): for the edge to log, once per change.
+ * and when it is back (up 1): for the edge to log, once per change.  Its
+ * damaged, when not NULL, is told of damage found in the journal: why
+ * names the file and says what was lost, lost counts the records known
+ * lost, set_aside the bytes kept in the file beside it (PATH-damaged).
  */
 #ifndef PA_STATEDB_H
 #define PA_STATEDB_H
+
+#include <stdint.h>
 
 #include "ledger.h"
 #include "pins.h"
@@ -25,6 +30,8 @@
 struct statedb_notice {
 	void	(*fn)(void *arg, int up, const char *why);
 	void	 *arg;
+	void	(*damaged)(void *arg, const char *why, uint64_t lost,
+		    uint64_t set_aside);
 };
 
 /*
@@ -52,5 +59,13 @@ int	statedb_init(const struct pa_config *, int *was, struct pa_err *);
  */
 int	statedb_status(const struct pa_config *, int *version,
 	    struct pa_err *);
+
+/*
+ * statedb_journal_check - with StateDatabase and StateFile: whether the
+ * journal (STATEFILE-outbox) is damaged, or damage set aside from it
+ * waits beside it (STATEFILE-outbox-damaged), read without a change:
+ * 0, or PA_ERROR with err saying which and what to do
+ */
+int	statedb_journal_check(const struct pa_config *, struct pa_err *);
 
 #endif

@@ -7,8 +7,8 @@
 # usage: tests/fuzz/run.sh [SECONDS [TARGET...]]
 #
 # TARGET is msghash, mailpush, attdoc, patatt, openpgp, keyfile, config,
-# pins, ledger, patchid, trailers, arrival, authres, callbacks or torture
-# (default: all).  msghash and mailpush feed mail to the hashing, patchid
+# pins, ledger, journal, patchid, trailers, arrival, authres, callbacks or
+# torture (default: all).  msghash and mailpush feed mail to the hashing, patchid
 # patch text to the patch-id, trailers commit messages to the trailer
 # reader, arrival mail to what an arrival record keeps of it, attdoc
 # documents to their parser, patatt signed mail to the verifier, openpgp OpenPGP signed
@@ -16,7 +16,8 @@
 # keyring files (ed25519, OpenPGP, OpenSSH) to their parsers, config
 # configuration files to the parser, pins records to the first-use pins,
 # ledger the stored values of arrival records and signing habits to their
-# decoders, authres Authentication-Results values to their reader,
+# decoders, journal files of any bytes, and a journal with changes made
+# to it, to StateDatabase's journal, authres Authentication-Results values to their reader,
 # callbacks sequences of libmilter callbacks to the milter
 # (fakemilter.c stands in for libmilter); torture makes every allocation
 # of the seed series' way through the milter fail in turn (no sanitizer:
@@ -35,7 +36,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-300}
 [ $# -gt 0 ] && shift
 targets=${*:-msghash mailpush attdoc patatt openpgp keyfile config pins ledger \
-    patchid trailers arrival authres callbacks torture}
+    journal patchid trailers arrival authres callbacks torture}
 corpus=${PATCHATTEST_CORPUS:-$src/../shared/corpus}
 build=${FUZZ_BUILD:-$(mktemp -d "${TMPDIR:-/tmp}/patchattest-fuzz.XXXXXX")}
 flags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
@@ -57,7 +58,7 @@ milter="$src/milter/callbacks.c $src/milter/state.c $src/milter/worker.c \
     $src/milter/log.c $src/tests/fuzz/fakemilter.c"
 includes="-I. -I$src/lib -I$src/lib/base -I$src/lib/mail -I$src/lib/sig \
     -I$src/lib/attest -I$src/lib/state -I$src/lib/verdict -I$src/milter \
-    -I$src/tests/fuzz"
+    -I$src/tests/fuzz $(pkg-config --cflags libpq)"
 
 # seeds TARGET DIR: starting inputs for one target
 seeds()
@@ -166,6 +167,13 @@ EOF
 		    >"$dest/arrival"
 		printf '\001\001\001\000\001K\002\000\004\000\000\000\001\003\000\004\000\000\000\001\007\000\004\000\000\000\001' \
 		    >"$dest/habit"
+		;;
+	journal)
+		# the whole journal as made (1), one cut in its middle, and
+		# a file of bytes that is no journal (0)
+		printf '\001' >"$dest/whole"
+		printf '\001\001\010\000\000' >"$dest/cut"
+		printf '\000not a journal\n' >"$dest/other"
 		;;
 	attdoc)
 		# the attestation block of the seed series' patch 002
