@@ -10,7 +10,8 @@
  * Reports, one "name value unit" line each: the messages, the patch mails
  * judged and how many of them the ledger gives back by Message-ID (all
  * must be); then for SignerHabitMinimum N = 1, 2, 3, 5: the patch mails
- * whose author had a habit when they arrived, how many of those were
+ * that signer memory judged by a habit when they arrived (their sender's;
+ * a reply is judged by none), how many of those were
  * unsigned-by-signer, and that per 1,000.  Every flag counts as a false
  * positive: nobody is known to have forged mail on a public list's
  * history, so what the flags find there is the honest signers' own
@@ -50,7 +51,7 @@ same_record(void *arg, const struct arrival *a)
 	return a->arrived == want->arrived && strcmp(a->p, want->p) == 0;
 }
 
-/* count - what replaying one patch mail (d, a, its author's habit h) says */
+/* count - what replaying one patch mail (d, a, the habit h it met) says */
 static void
 count(struct tally *t, struct replay *r, size_t k, const struct decision *d,
     struct arrival *a, const struct habit *h)

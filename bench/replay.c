@@ -160,8 +160,9 @@ replay_one(struct replay *r, size_t k, struct decision *d, struct arrival *a,
 	if (decide_begin(r->dc, r->msg, r->now) != 0)
 		return PA_ENOPATCH;
 	memset(h, 0, sizeof(*h));
-	if (decide_author(r->dc)[0] != '\0' &&
-	    (rc = ledger_habit(r->lg, decide_author(r->dc), h, err)) != 0 &&
+	if (decide_habit_identity(r->dc)[0] != '\0' &&
+	    (rc = ledger_habit(r->lg, decide_habit_identity(r->dc), h,
+	    err)) != 0 &&
 	    rc != PA_ENOTFOUND)
 		return rc;
 	decide_end(r->dc, NULL, NULL, d);

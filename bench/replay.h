@@ -47,7 +47,8 @@ int	replay_open(struct replay *r, const char *corpus, const char *scratch,
 	    long habit_minimum, struct pa_err *);
 /*
  * replay_one - file k decided (d), recorded (a) and committed, with the
- * habit its author had before it (h; recent 0: none).  PA_ENOPATCH:
+ * habit that judged it as it was before it (its sender's, see signer.c;
+ * recent 0: none, or a reply, which no habit judges).  PA_ENOPATCH:
  * neither a patch nor signed, not judged.
  */
 int	replay_one(struct replay *r, size_t k, struct decision *d,

@@ -166,7 +166,11 @@ if [ -n "$have_patatt" ]; then
 	    "$D/clock-signed-old.eml" >"$D/clock-resent.eml"
 fi
 # signer memory: seeds 003-005 in the name of dev@example.org signed with
-# dev's key, seed 006 in dev's name unsigned, seed 007 in another's
+# dev's key, seed 006 in dev's name unsigned, seed 007 in another's; then,
+# unsigned: seed 002's diff in dev's answer to the series (a reviewer's
+# suggestion, quoted text for its commit message), seed 007 sent by dev
+# for carol (an in-body From), seed 006 sent by carol for dev, and seed
+# 002 sent for dev by the kernel's web endpoint (X-Original-From)
 # habit_mail IN OUT FROM N: IN from FROM, with Message-ID habit-N and a
 # List-Id
 habit_mail() {
@@ -186,6 +190,36 @@ if [ -n "$have_patatt" ]; then
 	    'Dev Eloper <dev@example.org>' forged
 	habit_mail "$D/p6.eml" "$D/habit-other.eml" \
 	    'Carol Writer <carol@example.net>' other
+	habit_mail "$D/p1.eml" "$T/habit-reply.raw" \
+	    'Dev Eloper <dev@example.org>' reply
+	awk 'NR == 1, /^$/ {
+		sub(/^Subject: /, "Subject: Re: ")
+		if ($0 != "") {
+			print
+			next
+		}
+		print "In-Reply-To: <series-v4-0@example.org>\n"
+		print "On Mon, 24 Feb 2020, Kees Cook wrote:"
+		print "> Add a table to document the current behavior.\n"
+		print "How about this instead:\n"
+		skip = 1
+		next
+	}
+	skip && !/^diff --git / { next }
+	{ skip = 0; print }' "$T/habit-reply.raw" >"$D/habit-reply.eml"
+	habit_mail "$D/p6.eml" "$T/habit-relay.raw" \
+	    'Dev Eloper <dev@example.org>' relay
+	sed '0,/^$/s//\nFrom: Carol Writer <carol@example.net>\n/' \
+	    "$T/habit-relay.raw" >"$D/habit-relay.eml"
+	habit_mail "$D/p5.eml" "$T/habit-for-dev.raw" \
+	    'Carol Writer <carol@example.net>' for-dev
+	sed '0,/^$/s//\nFrom: Dev Eloper <dev@example.org>\n/' \
+	    "$T/habit-for-dev.raw" >"$D/habit-for-dev.eml"
+	habit_mail "$D/p1.eml" "$T/habit-endpoint.raw" \
+	    'Dev Eloper via B4 Relay <devnull+dev.example.org@kernel.org>' \
+	    endpoint
+	sed '0,/^Date: /s//X-Original-From: Dev Eloper <dev@example.org>\n&/' \
+	    "$T/habit-endpoint.raw" >"$D/habit-endpoint.eml"
 fi
 # for PatattTOFU: seed 002 signed by a second key as DEV@Example.ORG, by
 # the first as dev2@example.org and as new@example.org
@@ -737,6 +771,33 @@ if [ -n "$have_habit" ]; then
 	grep -q 'LONGCOPY2: message-id="<xxxx*>" arrived again with other content: author-or-subject,commit-message,diff differs from the first copy; 2 copies, 1 differing; .*(an attack, or a relay that changes mail' \
 	    "$T/run/habit/milter.log"
 	ok $? "habit: so is one of 900 bytes, with other content, as a warning"
+	# habit_record N FIELD...: the record of habit-N has each "NAME
+	# VALUE" FIELD, said when not
+	habit_record() {
+		"$LEDGER_DUMP" "$T/run/habit/state.mdb" "habit-$1@example.org" \
+		    >"$T/habit-$1.dump" 2>&1 || return 1
+		rec=habit-$1
+		shift
+		for want in "$@"; do
+			got=$(sed -n "s/^${want%% *}	//p" "$T/$rec.dump")
+			[ "$got" = "${want#* }" ] && continue
+			echo "#   $rec ${want%% *}: got '$got', want '${want#* }'"
+			return 1
+		done
+	}
+	habit_record reply "has_patch 1" "result none" "identity " \
+	    "author Dev Eloper <dev@example.org>"
+	ok $? "habit: dev's reply with a diff is recorded, with no identity"
+	habit_record relay "result unsigned-by-signer" \
+	    "identity dev@example.org" \
+	    "author Carol Writer <carol@example.net>"
+	ok $? "habit: carol's patch dev sent is kept under dev, carol its author"
+	habit_record for-dev "result none" "identity carol@example.net" \
+	    "author Dev Eloper <dev@example.org>"
+	ok $? "habit: dev's patch carol sent is kept under carol"
+	habit_record endpoint "result unsigned-by-signer" \
+	    "identity dev@example.org" "author Dev Eloper <dev@example.org>"
+	ok $? "habit: dev's patch the web endpoint relayed is kept under dev"
 	defines="ACTION=reject"
 	scenario habit-reject t-habit.lua empty \
 	    "PatattKeyring $T/patatt/keyring" "OnUnsignedBySigner reject"

@@ -350,7 +350,7 @@ EOS
 	    pg_sql "SELECT pg_reload_conf()" >/dev/null
 
 	# The database away: a key only the mail offers cannot be judged
-	# under PatattTOFU, nor an unsigned patch (whose author's habit is
+	# under PatattTOFU, nor an unsigned patch (whose sender's habit is
 	# unknown): temperror, OnError's; each reason says what could not be
 	# consulted.
 	pg_stop

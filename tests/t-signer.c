@@ -8,7 +8,10 @@
  * nothing else is: another identity's unsigned patch, a pass by a new
  * trusted key, a fail, a habit below SignerHabitMinimum or broken more
  * often than kept, a ledger that cannot be read.  One record's fields are
- * read back from the ledger.
+ * read back from the ledger.  Whose habit: a reply with a diff is judged
+ * by none and teaches none; a patch relayed for another author is judged
+ * by its sender's habit and teaches it, never the author's, and so is
+ * mail the kernel's web endpoint relays (X-Original-From).
  */
 #include "config.h"
 
@@ -25,21 +28,37 @@
 #define NOW		((time_t)1764720000)
 #define ALICE_KEY	"ed25519/example.org/alice/20250602"
 #define FROM_BOB	"From: Bob Example <bob@example.org>\n"
+#define DORA		"Dora Example <dora@example.org>"
+#define DORA_KEY	"ed25519/example.org/dora/d1"
+#define CAROL		"Carol Writer <carol@example.net>"
+#define IN_REPLY	"In-Reply-To: <t-signer-series@example.org>\n"
 
 static struct pa_config cf;
 static struct decider *dc;
 static struct ledger *lg;
 static unsigned nmsg;
 
+/*
+ * hdrs_as - the fixture's headers with from, the Subject field subj,
+ * the fields extra and a Message-ID of its own
+ */
+static void
+hdrs_as(struct sbuf *out, const char *from, const char *subj,
+    const char *extra)
+{
+	sbuf_reset(out);
+	sbuf_addf(out, "%sTo: linux-leds@vger.kernel.org\n"
+	    "Date: Mon, 2 Jun 2025 10:00:00 +0200\n%s%s"
+	    "List-Id: <linux-leds.vger.kernel.org>\n"
+	    "Message-ID: <t-signer-%u@example.org>\n", from, subj, extra,
+	    ++nmsg);
+}
+
 /* hdrs - the fixture's headers with from and a Message-ID of its own */
 static void
 hdrs(struct sbuf *out, const char *from)
 {
-	sbuf_reset(out);
-	sbuf_addf(out, "%sTo: linux-leds@vger.kernel.org\n"
-	    "Date: Mon, 2 Jun 2025 10:00:00 +0200\n%s"
-	    "List-Id: <linux-leds.vger.kernel.org>\n"
-	    "Message-ID: <t-signer-%u@example.org>\n", from, SUBJ, ++nmsg);
+	hdrs_as(out, from, SUBJ, "");
 }
 
 /*
@@ -261,34 +280,270 @@ test_minimum(void)
 	sbuf_release(&msg);
 }
 
+/* patch_body - the fixture's patch with a diff of its own, n */
+static void
+patch_body(struct sbuf *out, unsigned n)
+{
+	char line[64];
+
+	sbuf_reset(out);
+	sbuf_addstr(out, BODY);
+	snprintf(line, sizeof(line), "+\tdelay = %u;", n);
+	replace(out, "+\tdelay = delay;", line);
+}
+
+/* dora_signs - a patch by dora, signed with her key (selector d1) */
+static void
+dora_signs(struct sbuf *msg, const struct key *dora)
+{
+	struct sbuf h, body;
+	struct spec sp;
+
+	sbuf_init(&h, SBUF_NOMAX);
+	sbuf_init(&body, SBUF_NOMAX);
+	hdrs(&h, "From: " DORA "\n");
+	patch_body(&body, nmsg);
+	memset(&sp, 0, sizeof(sp));
+	sp.hdrs = h.buf;
+	sp.body = body.buf;
+	sp.canon_hdrs = "from:" DORA "\r\nsubject:leds: fix the blinking\r\n";
+	sp.i = "dora@example.org";
+	sp.s = "d1";
+	sp.key = dora;
+	build(msg, &sp);
+	sbuf_release(&h);
+	sbuf_release(&body);
+}
+
 /*
- * test_relay - mail the kernel's web endpoint relays: From is its own
- * address, the author in X-Original-From (encoded as the relay writes
- * it), unless the body names one
+ * unsigned_mail - an unsigned patch mail: from, the Subject field subj,
+ * the fields extra, and the body: an in-body "From: " line when inbody
+ * is not NULL, then text (NULL: the fixture's patch)
  */
 static void
-test_relay(void)
+unsigned_mail(struct sbuf *msg, const char *from, const char *subj,
+    const char *extra, const char *inbody, const char *text)
+{
+	struct sbuf body;
+
+	sbuf_init(&body, SBUF_NOMAX);
+	patch_body(&body, nmsg + 1);
+	hdrs_as(msg, from, subj, extra);
+	sbuf_addch(msg, '\n');
+	if (inbody != NULL)
+		sbuf_addf(msg, "From: %s\n\n", inbody);
+	sbuf_addstr(msg, text != NULL ? text : body.buf);
+	sbuf_release(&body);
+}
+
+/* recent - identity's recent patch mails and how many were signed */
+static void
+recent(const char *identity, unsigned *n, unsigned *signed_n)
+{
+	struct habit h;
+	struct pa_err err;
+
+	*n = *signed_n = 0;
+	if (ledger_habit(lg, identity, &h, &err) == 0) {
+		*n = h.recent;
+		*signed_n = h.recent_signed;
+	}
+}
+
+/* What a reviewer sends: the patch quoted, a diff of its own. */
+#define REVIEW \
+	"On Mon, 2 Jun 2025, Bob Example wrote:\n" \
+	"> The LED blinked twice as fast as asked.\n" \
+	"\n" \
+	"Something like this instead, untested:\n" \
+	"\n" \
+	"diff --git a/drivers/leds/led-core.c b/drivers/leds/led-core.c\n" \
+	"index 1111111..3333333 100644\n" \
+	"--- a/drivers/leds/led-core.c\n" \
+	"+++ b/drivers/leds/led-core.c\n" \
+	"@@ -1 +1 @@\n" \
+	"-\tdelay /= 2; \n" \
+	"+\tdelay *= 1;\n"
+
+/*
+ * test_reply - dora signs 3 patches; her replies with a diff, unsigned,
+ * under each spelling of a reply, are none, recorded without an
+ * identity, and leave her habit as it was, and a ledger that cannot be
+ * read does not matter to them; a series' patch (In-Reply-To its cover
+ * letter), and a "Re:" that answers nothing, are still judged
+ */
+static void
+test_reply(const struct key *dora)
+{
+	static const struct {
+		const char	*subj, *extra, *what;
+	} replies[] = {
+		{ "Subject: Re: [PATCH v2 3/7] leds: fix the blinking\n",
+		    IN_REPLY, "Re:" },
+		{ "Subject: RE: [PATCH v2 3/7] leds: fix the blinking\n",
+		    "References: <t-signer-series@example.org>\n",
+		    "RE:, with References only" },
+		{ "Subject: Re[2]: [PATCH v2 3/7] leds: fix the blinking\n",
+		    IN_REPLY, "Re[2]:" },
+		{ "Subject: re : [PATCH v2 3/7] leds: fix the blinking\n",
+		    IN_REPLY, "re :" },
+		{ "Subject: AW: [PATCH v2 3/7] leds: fix the blinking\n",
+		    IN_REPLY, "AW: (German)" },
+		{ "Subject: =?UTF-8?B?5Zue5aSN77ya?= [PATCH v2 3/7] leds: fix "
+		    "the blinking\n", IN_REPLY,
+		    "an encoded Chinese reply word, full-width colon" },
+		{ "Subject: \xe7\xad\x94\xe5\xa4\x8d: [PATCH v2 3/7] leds\n",
+		    IN_REPLY, "a Chinese reply word in UTF-8 as sent" },
+	};
+	struct arrival a;
+	struct decision d;
+	struct sbuf msg;
+	unsigned n0, s0, n, sn;
+	size_t k;
+
+	sbuf_init(&msg, SBUF_NOMAX);
+	put_key(DORA_KEY, dora->pub);
+	for (k = 0; k < 3; k++) {
+		dora_signs(&msg, dora);
+		judge(&msg, &d, &a);
+	}
+	tap_check_int(d.result, VERDICT_PASS, "dora signs 3 patches: pass");
+	recent("dora@example.org", &n0, &s0);
+	for (k = 0; k < sizeof(replies) / sizeof(replies[0]); k++) {
+		unsigned_mail(&msg, "From: " DORA "\n", replies[k].subj,
+		    replies[k].extra, NULL, REVIEW);
+		tap_check_int(judge(&msg, &d, &a), VERDICT_NONE,
+		    "dora's reply with a diff, unsigned, %s: none",
+		    replies[k].what);
+		tap_check(d.has_patch && a.has_patch && a.identity[0] ==
+		    '\0' && strcmp(a.result, "none") == 0 &&
+		    strcmp(a.author, DORA) == 0, "... recorded as a patch "
+		    "mail, with no identity: identity \"%s\"", a.identity);
+	}
+	recent("dora@example.org", &n, &sn);
+	tap_check(n == n0 && sn == s0 && s0 == 3,
+	    "the replies taught no habit: dora signed %u of %u, as before "
+	    "(%u of %u)", sn, n, s0, n0);
+
+	decider_use_ledger(dc, NULL, "the state file is damaged");
+	unsigned_mail(&msg, "From: " DORA "\n", replies[0].subj, IN_REPLY,
+	    NULL, REVIEW);
+	tap_check_int(judge(&msg, &d, &a), VERDICT_NONE,
+	    "a reply, the ledger unreadable: none, no habit judges it");
+	decider_use_ledger(dc, lg, NULL);
+
+	unsigned_mail(&msg, "From: " DORA "\n",
+	    "Subject: [PATCH v2 3/7] leds: fix the blinking\n", IN_REPLY,
+	    NULL, NULL);
+	tap_check_int(judge(&msg, &d, &a), VERDICT_UNSIGNED_BY_SIGNER,
+	    "a series' patch (In-Reply-To its cover letter), unsigned: "
+	    "unsigned-by-signer");
+	unsigned_mail(&msg, "From: " DORA "\n", replies[0].subj, "", NULL,
+	    REVIEW);
+	tap_check_int(judge(&msg, &d, &a), VERDICT_UNSIGNED_BY_SIGNER,
+	    "a \"Re:\" that answers no mail: unsigned-by-signer");
+	unsigned_mail(&msg, "From: " DORA "\n", "Subject: Revert "
+	    "\"leds: fix the blinking\"\n", IN_REPLY, NULL, NULL);
+	tap_check_int(judge(&msg, &d, &a), VERDICT_UNSIGNED_BY_SIGNER,
+	    "\"Revert\" is no reply: unsigned-by-signer");
+	for (k = 0; k < 3; k++) {
+		dora_signs(&msg, dora);
+		judge(&msg, &d, &a);
+	}
+	sbuf_release(&msg);
+}
+
+/*
+ * test_relayed - dora (who signed 6 of her last 9) sends carol's patch
+ * unsigned: judged by dora's habit, the reason naming both, and it
+ * teaches dora's habit, not carol's; carol sends dora's patch: judged
+ * by carol's, who has none, and dora's habit is untouched; a From
+ * without an address leaves the mail in its author's name
+ */
+static void
+test_relayed(void)
 {
 	struct arrival a;
 	struct decision d;
 	struct sbuf msg;
-	const char *relay = "From: Alice Example via B4 Relay "
-	    "<devnull+alice.example.org@kernel.org>\n"
-	    "X-Original-From: =?utf-8?q?Alice_Exampl=C3=A9?= "
-	    "<Alice@Example.ORG>\n";
+	unsigned n, sn;
 
 	sbuf_init(&msg, SBUF_NOMAX);
-	unsigned_from(&msg, relay);
-	judge(&msg, &d, &a);
-	tap_check_str(a.author, "Alice Exampl\xc3\xa9 <Alice@Example.ORG>",
-	    "relayed: the author is X-Original-From's, decoded");
-	tap_check_str(a.identity, "alice@example.org",
-	    "relayed: the identity is its address, canonical");
-	hdrs(&msg, relay);
-	sbuf_addstr(&msg, "\nFrom: Bob Example <bob@example.org>\n\n" BODY);
-	judge(&msg, &d, &a);
-	tap_check_str(a.identity, "bob@example.org",
-	    "relayed with an in-body From: the body's author, as git am");
+	unsigned_mail(&msg, "From: " DORA "\n", SUBJ, "", CAROL, NULL);
+	tap_check_int(judge(&msg, &d, &a), VERDICT_UNSIGNED_BY_SIGNER,
+	    "dora sends carol's patch unsigned: unsigned-by-signer, by "
+	    "dora's habit");
+	tap_check_str(d.reason, "dora@example.org signed 6 of its last 9 "
+	    "patches with " DORA_KEY "; this one, sent for author "
+	    "carol@example.net, is unsigned", "... the reason names both");
+	tap_check_str(a.identity, "dora@example.org",
+	    "... recorded under the sender");
+	tap_check_str(a.author, CAROL, "... with its author, as git am has it");
+	recent("carol@example.net", &n, &sn);
+	tap_check_int(n, 0, "... and carol learnt no habit from it");
+	recent("dora@example.org", &n, &sn);
+	tap_check(n == 10 && sn == 6, "... dora's did: %u of %u", sn, n);
+
+	unsigned_mail(&msg, "From: " CAROL "\n", SUBJ, "", DORA, NULL);
+	tap_check_int(judge(&msg, &d, &a), VERDICT_NONE, "carol sends dora's "
+	    "patch unsigned: none, carol has no habit");
+	tap_check_str(a.identity, "carol@example.net",
+	    "... recorded under the sender");
+	tap_check_str(a.author, DORA, "... dora its author");
+	recent("dora@example.org", &n, &sn);
+	tap_check(n == 10 && sn == 6, "... dora's habit untouched: %u of %u",
+	    sn, n);
+
+	unsigned_mail(&msg, "From: undisclosed sender\n", SUBJ, "", DORA,
+	    NULL);
+	tap_check_int(judge(&msg, &d, &a), VERDICT_UNSIGNED_BY_SIGNER,
+	    "a From without an address, dora's in the body: the mail is in "
+	    "dora's name, unsigned-by-signer");
+	tap_check_str(d.reason, "dora@example.org signed 6 of its last 10 "
+	    "patches with " DORA_KEY "; this one is unsigned",
+	    "... by dora's habit");
+	sbuf_release(&msg);
+}
+
+/*
+ * test_endpoint - mail the kernel's web endpoint relays: From is its own
+ * address, the sender in X-Original-From (encoded as the relay writes
+ * it); the author is the body's From when it has one
+ */
+static void
+test_endpoint(void)
+{
+	struct arrival a;
+	struct decision d;
+	struct sbuf msg;
+	const char *relay = "From: Dora Example via B4 Relay "
+	    "<devnull+dora.example.org@kernel.org>\n"
+	    "X-Original-From: =?utf-8?q?Dora_Exampl=C3=A9?= "
+	    "<Dora@Example.ORG>\n";
+
+	sbuf_init(&msg, SBUF_NOMAX);
+	unsigned_mail(&msg, relay, SUBJ, "", NULL, NULL);
+	tap_check_int(judge(&msg, &d, &a), VERDICT_UNSIGNED_BY_SIGNER,
+	    "the web endpoint relays dora's patch unsigned: "
+	    "unsigned-by-signer");
+	tap_check_str(d.reason, "dora@example.org signed 6 of its last 11 "
+	    "patches with " DORA_KEY "; this one is unsigned",
+	    "... by dora's habit, X-Original-From's");
+	tap_check_str(a.author, "Dora Exampl\xc3\xa9 <Dora@Example.ORG>",
+	    "... the author is X-Original-From's, decoded");
+	tap_check_str(a.identity, "dora@example.org",
+	    "... the identity its address, canonical");
+	unsigned_mail(&msg, relay, SUBJ, "", CAROL, NULL);
+	tap_check_int(judge(&msg, &d, &a), VERDICT_UNSIGNED_BY_SIGNER,
+	    "... and carol's patch, which dora sends through it: "
+	    "unsigned-by-signer");
+	tap_check(strstr(d.reason, "; this one, sent for author "
+	    "carol@example.net, is unsigned") != NULL,
+	    "... the reason names both: %s", d.reason);
+	tap_check_str(a.author, CAROL, "... the author is the body's, as git "
+	    "am");
+	tap_check_str(a.identity, "dora@example.org",
+	    "... the identity the sender's");
 	sbuf_release(&msg);
 }
 
@@ -296,13 +551,14 @@ int
 main(void)
 {
 	struct patatt *pt = fixture_start();
-	struct key alice, stranger, alice_new;
+	struct key alice, stranger, alice_new, dora;
 	struct pa_err err;
 	char path[256];
 
 	keygen(&alice);
 	keygen(&stranger);
 	keygen(&alice_new);
+	keygen(&dora);
 	put_key(ALICE_KEY, alice.pub);
 	config_init(&cf);
 	cf.staleness_days = 0;	/* the fixture signed in 2023 */
@@ -319,7 +575,10 @@ main(void)
 	test_record(&alice);
 	test_habit(&alice, &stranger, &alice_new);
 	test_minimum();
-	test_relay();
+	decider_use_ledger(dc, lg, NULL);
+	test_reply(&dora);
+	test_relayed();
+	test_endpoint();
 	decider_free(dc);
 	ledger_close(lg);
 	cf.patatt_keyrings.v = NULL;
@@ -328,5 +587,6 @@ main(void)
 	EVP_PKEY_free(alice.pk);
 	EVP_PKEY_free(stranger.pk);
 	EVP_PKEY_free(alice_new.pk);
+	EVP_PKEY_free(dora.pk);
 	return fixture_end(pt);
 }

@@ -140,7 +140,7 @@ const struct config_key config_keys[] = {
 	    "(strict)." },
 	{ "OnUnsignedBySigner", CONFIG_CHOICE, "accept", 0, 0, actions,
 	    OFF(on_unsigned_by_signer),
-	    "What to do with a patch not signed the way its author habitually "
+	    "What to do with a patch not signed the way its sender habitually "
 	    "signs (StateFile)." },
 	{ "OnError", CONFIG_CHOICE, "accept", 0, 0, on_errors, OFF(on_error),
 	    "When the index or keyring is unusable: pass the mail, or "

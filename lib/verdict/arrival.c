@@ -10,8 +10,11 @@
  * too.
  *
  * The identity is the one the signer's habit is kept under: i= of the
- * signature that gave patatt's verdict, else the author's address (see
- * signer.c); mail the web endpoint relays has its author from
+ * signature that gave patatt's verdict, else the sender's address, the
+ * habit that judged it (see signer.c): a patch relayed for another
+ * author teaches its sender's habit, never its author's.  A reply with
+ * a diff has none, signed or not: it teaches no habit.  Mail the web
+ * endpoint relays without an in-body From has its author from
  * X-Original-From.  signed_trusted is a pass with a key: only mail that
  * passed teaches a habit.  A stale or uidmismatch signature does not
  * count, though its key is trusted: an old signature re-sent, or someone
@@ -85,14 +88,16 @@ decide_arrival(struct decider *dc, const struct mailmsg *msg,
 	arrival_fill(a, msg, &dc->h, &dc->pf,
 	    dc->mi_ok && dc->pf.mi->patch.len > 0);
 	arrived(dc, from, a);
-	if (dc->relayed)
+	if (dc->endpoint)
 		snprintf(a->author, sizeof(a->author), "%s", dc->author);
-	/* the signer's i=, else the author's */
-	if (!d->has_patatt || d->identity[0] == '\0' ||
+	/* none for a reply's patch; the signer's i=, else the sender's */
+	if (dc->reply && a->has_patch)
+		a->identity[0] = '\0';
+	else if (!d->has_patatt || d->identity[0] == '\0' ||
 	    patatt_identity_canon(a->identity, sizeof(a->identity),
 	    d->identity) != 0)
 		snprintf(a->identity, sizeof(a->identity), "%s",
-		    dc->author_id);
+		    dc->sender_id);
 	verdicts(d, a);
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * consult.c - what the message being decided needs from the state: its
- * signers' pins and, for a patch, its author's signing habit, read at
+ * signers' pins and, for a patch, its sender's signing habit, read at
  * the first need and then kept (lookup.h).  A message that needs neither
  * reads nothing; one that needs both waits on one read, which with
  * StateDatabase is one round trip.
@@ -26,7 +26,7 @@ decider_state(struct decider *d)
 	for (k = 0; k < n; k++)
 		identities[k] = d->report.sig[k].identity;
 	state_lookup(d->pins, d->ledger, identities, n,
-	    d->has_patch ? d->author_id : "", &d->looked);
+	    d->has_patch ? d->habit_id : "", &d->looked);
 	d->looked_up = 1;
 	return &d->looked;
 }

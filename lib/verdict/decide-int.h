@@ -50,30 +50,42 @@ struct decider {
 						   it (pf.mi), its author,
 						   patch-id and trailers */
 	int			 mi_ok;		/* pf.mi holds this message */
-	int			 relayed;	/* by the web endpoint: the
-						   author is X-Original-From */
-	char			 author[ARRIVAL_TEXT_MAX];	/* "Name
-						   <addr>", or "" */
+	int			 endpoint;	/* the web endpoint relayed it:
+						   From is its own, the sender
+						   X-Original-From */
+	int			 reply;		/* a reply: judged by no
+						   habit, teaching none */
+	char			 author[ARRIVAL_TEXT_MAX];	/* git am's
+						   "Name <addr>", or "" */
 	char			 author_id[ARRIVAL_TEXT_MAX];	/* its
 						   address, canonical, or "" */
+	char			 sender_id[ARRIVAL_TEXT_MAX];	/* From's
+						   address (X-Original-From's,
+						   for the endpoint; without
+						   one, author_id), canonical,
+						   or "" */
+	char			 habit_id[ARRIVAL_TEXT_MAX];	/* whose
+						   habit judges it: sender_id,
+						   "" for a reply */
 	/* what the message needs from the state (consult.c) */
 	int			 looked_up;	/* looked holds it */
 	struct state_lookup	 looked;
 };
 
 /*
- * signer_read - the author's identity of the message decide_begin() took
- * (d->author_id, from git am's reading, the web relay's X-Original-From)
+ * signer_read - who sent and who wrote the message decide_begin() took,
+ * and whose habit judges it (d->sender_id, d->author_id, d->habit_id:
+ * see signer.c)
  */
 void	signer_read(struct decider *d, const struct mailmsg *msg);
 /*
  * signer_memory - unsigned-by-signer: out, a patch's verdict that is no
- * pass nor fail, against the habit of its author (see decide.h)
+ * pass nor fail, against the habit of its sender (see signer.c)
  */
 void	signer_memory(struct decider *d, struct decision *out);
 /*
  * decider_state - the pins of the signers of the message decide_begin()
- * took and, for a patch, its author's habit: read at the first call
+ * took and, for a patch, its sender's habit: read at the first call
  */
 const struct state_lookup *decider_state(struct decider *d);
 /*

@@ -148,10 +148,11 @@ void	decider_use_ledger(struct decider *, struct ledger *,
 	    const char *why);
 
 /*
- * decide_author - the identity signer memory knows the author of the
- * message decide_begin() took last by (canonical, see signer.c), or ""
+ * decide_habit_identity - the identity whose signing habit signer memory
+ * judges the message decide_begin() took last by: its sender (canonical,
+ * see signer.c), or "" when none does (a reply, no usable address)
  */
-const char	*decide_author(const struct decider *);
+const char	*decide_habit_identity(const struct decider *);
 
 /*
  * decide_arrival - the arrival record of the message decided last into
