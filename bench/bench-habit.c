@@ -11,7 +11,9 @@
  * judged and how many of them the ledger gives back by Message-ID (all
  * must be); then for SignerHabitMinimum N = 1, 2, 3, 5: the patch mails
  * whose author had a habit when they arrived, how many of those were
- * unsigned-by-signer, and that per 1,000.  Every flag counts as a false
+ * unsigned-by-signer, and that per 1,000; then where the bytes of the
+ * ledger's file go (bench/ledgersize.h: the bytes per record of the
+ * corpus's StateFile).  Every flag counts as a false
  * positive: nobody is known to have forged mail on a public list's
  * history, so what the flags find there is the honest signers' own
  * unsigned patches (the figure is an upper bound).  Each flag is listed
@@ -30,6 +32,7 @@
 
 #include "patchattest.h"
 #include "benchutil.h"
+#include "ledgersize.h"
 #include "replay.h"
 
 static const unsigned minimums[] = { 1, 2, 3, 5 };
@@ -105,6 +108,7 @@ run(const char *corpus, const char *scratch)
 	struct arrival a;
 	struct habit h;
 	struct pa_err err;
+	char path[4096];
 	size_t k;
 	double t0;
 	int rc;
@@ -132,6 +136,8 @@ run(const char *corpus, const char *scratch)
 	bench_latencies("habit_replay_per_patch", t.lat, t.patches);
 	free(t.lat);
 	replay_close(&r);
+	snprintf(path, sizeof(path), "%s/state.mdb", scratch);
+	bench_ledger_sizes(path, "ledger");
 }
 
 int

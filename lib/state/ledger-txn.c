@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "ledger-codec.h"
 #include "ledger-int.h"
 
 #define LEDGER_MAPSIZE_MAX	((size_t)1 << 36)
@@ -83,6 +84,27 @@ ledger_grow(struct ledger_lmdb *l)
 	return rc;
 }
 
+int
+ledger_used(const struct ledger_lmdb *l, MDB_txn *txn, uint64_t *bytes)
+{
+	const MDB_dbi dbs[] = { l->meta, l->records, l->msgid, l->patchid,
+	    l->habits };
+	MDB_stat st;
+	uint64_t pages = 0;
+	size_t i;
+	int rc;
+
+	*bytes = 0;
+	for (i = 0; i < sizeof(dbs) / sizeof(dbs[0]); i++) {
+		if ((rc = mdb_stat(txn, dbs[i], &st)) != 0)
+			return rc;
+		pages += (uint64_t)st.ms_branch_pages + st.ms_leaf_pages +
+		    st.ms_overflow_pages;
+		*bytes = pages * st.ms_psize;
+	}
+	return 0;
+}
+
 void
 ledger_time_key(unsigned char key[LEDGER_KEY_LEN], time_t t, uint64_t seq)
 {
@@ -109,19 +131,7 @@ ledger_key_time(const unsigned char key[LEDGER_KEY_LEN])
 int
 ledger_patch_id(unsigned char out[LEDGER_PATCHID_LEN], const char *hex)
 {
-	static const char digits[] = "0123456789abcdef";
-	const char *hi, *lo;
-	size_t i;
-
-	if (strlen(hex) != 2 * LEDGER_PATCHID_LEN)
-		return -1;
-	for (i = 0; i < LEDGER_PATCHID_LEN; i++) {
-		if ((hi = memchr(digits, hex[2 * i], 16)) == NULL ||
-		    (lo = memchr(digits, hex[2 * i + 1], 16)) == NULL)
-			return -1;
-		out[i] = (unsigned char)((hi - digits) << 4 | (lo - digits));
-	}
-	return 0;
+	return ledger_unhex(out, hex, LEDGER_PATCHID_LEN);
 }
 
 int

@@ -54,6 +54,8 @@ struct ledger_ops {
 		    struct pa_err *);
 	int	(*habit)(struct ledger *, const char *, struct habit *,
 		    struct pa_err *);
+	/* NULL: the store keeps no file */
+	int	(*size)(struct ledger *, struct ledger_size *);
 	void	(*close)(struct ledger *);
 	int	 local;		/* reads cost no round trip to another host */
 };

@@ -99,6 +99,13 @@ ledger_habit(struct ledger *l, const char *identity, struct habit *out,
 }
 
 int
+ledger_size(struct ledger *l, struct ledger_size *out)
+{
+	memset(out, 0, sizeof(*out));
+	return l->ops->size != NULL ? l->ops->size(l, out) : PA_ENOTFOUND;
+}
+
+int
 ledger_reads_local(const struct ledger *l)
 {
 	return l->ops->local;
