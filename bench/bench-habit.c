@@ -12,7 +12,9 @@
  * must be); then for SignerHabitMinimum N = 1, 2, 3, 5: the patch mails
  * that signer memory judged by a habit when they arrived (their sender's;
  * a reply is judged by none), how many of those were
- * unsigned-by-signer, and that per 1,000.  Every flag counts as a false
+ * unsigned-by-signer, and that per 1,000; then where the bytes of the
+ * ledger's file go (bench/ledgersize.h: the bytes per record of the
+ * corpus's StateFile).  Every flag counts as a false
  * positive: nobody is known to have forged mail on a public list's
  * history, so what the flags find there is the honest signers' own
  * unsigned patches (the figure is an upper bound).  Each flag is listed
@@ -31,6 +33,7 @@
 
 #include "patchattest.h"
 #include "benchutil.h"
+#include "ledgersize.h"
 #include "replay.h"
 
 static const unsigned minimums[] = { 1, 2, 3, 5 };
@@ -106,6 +109,7 @@ run(const char *corpus, const char *scratch)
 	struct arrival a;
 	struct habit h;
 	struct pa_err err;
+	char path[4096];
 	size_t k;
 	double t0;
 	int rc;
@@ -133,6 +137,8 @@ run(const char *corpus, const char *scratch)
 	bench_latencies("habit_replay_per_patch", t.lat, t.patches);
 	free(t.lat);
 	replay_close(&r);
+	snprintf(path, sizeof(path), "%s/state.mdb", scratch);
+	bench_ledger_sizes(path, "ledger");
 }
 
 int

@@ -14,8 +14,9 @@
  * given again after ledger_sync() here, untimed; the milter would judge
  * that message through OnError).  Then LOOKUPS (default 200,000) calls of
  * ledger_by_message_id(), 90% of known Message-IDs picked at random, 10%
- * of unknown ones: p50, p99 and the largest, in microseconds.  Each
- * figure is one line "name value unit".
+ * of unknown ones: p50, p99 and the largest, in microseconds.  Then
+ * where the file's bytes go (bench/ledgersize.h).  Each figure is one
+ * line "name value unit".
  *
  * -j: the journal of StateDatabase instead (StateFile-outbox), with the
  * database away (a socket folder that does not exist), so that every
@@ -37,6 +38,7 @@
 #include "patchattest.h"
 #include "state.h"
 #include "benchutil.h"
+#include "ledgersize.h"
 
 #define IDENTITIES	20000
 
@@ -254,11 +256,12 @@ main(int argc, char *argv[])
 		ledger_close(l);
 	} else {
 		snprintf(path, sizeof(path), "%s/state.mdb", dir);
-		if (ledger_open(&l, path, 1, 1, 0, &err) != 0)
+		if (ledger_open(&l, path, 1, 1, 0, 0, &err) != 0)
 			bench_die("ledger_open", err.msg);
 		fill(l, path);
 		lookups(l);
 		ledger_close(l);
+		bench_ledger_sizes(path, "ledger");
 	}
 	if (keep)
 		printf("kept %s\n", dir);

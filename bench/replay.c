@@ -112,7 +112,7 @@ replay_open(struct replay *r, const char *corpus, const char *scratch,
 		return rc;
 	}
 	if ((rc = decider_new(&r->dc, &r->cf, NULL, err)) != 0 ||
-	    (rc = ledger_open(&r->lg, path, 1, 1, 0, err)) != 0)
+	    (rc = ledger_open(&r->lg, path, 1, 1, 0, 0, err)) != 0)
 		return rc;
 	decider_use_ledger(r->dc, r->lg, NULL);
 	return 0;

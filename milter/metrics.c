@@ -276,6 +276,26 @@ render_keyring(struct sbuf *out, const struct pa_config *cf, time_t now)
 	pthread_mutex_unlock(&lock);
 }
 
+/* render_state_file - StateFile's size, when it is a file of its own */
+static void
+render_state_file(struct sbuf *out, const struct state_gauges *sg)
+{
+	head(out, "state_file_size_bytes", "gauge", "Size of StateFile.");
+	if (sg->ledger_sized)
+		sbuf_addf(out, "patchattest_state_file_size_bytes %llu\n",
+		    (unsigned long long)sg->ledger_size.file);
+	head(out, "state_file_used_bytes", "gauge", "Bytes of StateFile in "
+	    "use (records, their indexes, habits); LMDB reuses the rest.");
+	if (sg->ledger_sized)
+		sbuf_addf(out, "patchattest_state_file_used_bytes %llu\n",
+		    (unsigned long long)sg->ledger_size.used);
+	head(out, "state_file_max_bytes", "gauge", "StateMaxSize: the bytes "
+	    "of StateFile in use at most; the oldest records go beyond.");
+	if (sg->ledger_sized)
+		sbuf_addf(out, "patchattest_state_file_max_bytes %llu\n",
+		    (unsigned long long)sg->ledger_size.max);
+}
+
 static void
 render_state(struct sbuf *out, time_t now)
 {
@@ -316,6 +336,7 @@ render_state(struct sbuf *out, time_t now)
 	    "(StateFile-outbox-damaged).");
 	sbuf_addf(out, "patchattest_state_journal_set_aside_bytes_total "
 	    "%llu\n", sg.journal_aside);
+	render_state_file(out, &sg);
 }
 
 int

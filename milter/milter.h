@@ -85,6 +85,8 @@ struct state_gauges {
 	time_t		 index_changed;
 	long long	 index_bytes;
 	size_t		 journal_depth;	/* arrival records not yet written */
+	int		 ledger_sized;	/* StateFile a file: its size */
+	struct ledger_size ledger_size;
 	unsigned long long ledger_faults;	/* StateFile's ledger, and */
 	unsigned long long pins_faults;	/* PatattTOFUPins' pins, not
 					   opened (start-up, reloads) */

@@ -33,6 +33,11 @@
 #include "sig.h"
 #include "state.h"
 
+/* StateFile's use, in percent of StateMaxSize, said in the log on the
+   way past SIZE_WARN, and again on the way back under SIZE_CALM */
+#define SIZE_WARN	80
+#define SIZE_CALM	75
+
 atomic_long			 state_in_flight;
 
 /*
@@ -63,6 +68,7 @@ static size_t			 pool_len, pool_cap;
 static atomic_ullong		 ledger_faults;	/* ledger_open() failures */
 /* damage found in StateDatabase's journal: times, records, bytes */
 static atomic_ullong		 journal_damage, journal_lost, journal_aside;
+static atomic_int		 ledger_full;	/* over SIZE_WARN, said */
 static atomic_ullong		 pins_faults;	/* pins_open() failures */
 
 static int
@@ -303,6 +309,36 @@ open_pins(void)
 }
 
 /*
+ * watch_size - StateFile's use against StateMaxSize (index lock held),
+ * logged once as it passes SIZE_WARN percent, and once as it is back
+ * under SIZE_CALM
+ */
+static void
+watch_size(void)
+{
+	struct ledger_size sz;
+	int was;
+
+	if (ledger_handle == NULL || ledger_size(ledger_handle, &sz) != 0 ||
+	    sz.max == 0)
+		return;
+	was = atomic_load(&ledger_full);
+	if (!was && sz.used >= sz.max / 100 * SIZE_WARN &&
+	    atomic_compare_exchange_strong(&ledger_full, &was, 1))
+		mlog(LOG_LEVEL_WARNING, "StateFile %s: %llu of %llu bytes in "
+		    "use (StateMaxSize), over %d%%: from 100%%, the oldest "
+		    "arrival records are removed to make room for new ones",
+		    current->cf.state_file, (unsigned long long)sz.used,
+		    (unsigned long long)sz.max, SIZE_WARN);
+	else if (was && sz.used < sz.max / 100 * SIZE_CALM &&
+	    atomic_compare_exchange_strong(&ledger_full, &was, 0))
+		mlog(LOG_LEVEL_INFO, "StateFile %s: %llu of %llu bytes in use "
+		    "(StateMaxSize), under %d%% again", current->cf.state_file,
+		    (unsigned long long)sz.used, (unsigned long long)sz.max,
+		    SIZE_CALM);
+}
+
+/*
  * open_ledger - (re)open StateFile's ledger (index lock held
  * exclusively); when it cannot be opened, judged mail is not recorded:
  * each such message is a fault (OnError), and signer memory is not
@@ -321,6 +357,7 @@ open_ledger(void)
 		return;
 	if (statedb_ledger_open(&ledger_handle, cf, 1, &notice, &err) == 0) {
 		ledger_watch(ledger_handle, copylog_copy, NULL);
+		watch_size();
 		return;
 	}
 	ledger_handle = NULL;
@@ -436,8 +473,10 @@ record(struct decider *dc, const struct mailmsg *msg,
 	decide_arrival(dc, msg, d, from, &a);
 	if (ledger_handle == NULL)
 		pa_err_set(why, "%s", ledger_why);
-	else if (ledger_record(ledger_handle, &a, why) == 0)
+	else if (ledger_record(ledger_handle, &a, why) == 0) {
+		watch_size();
 		return;
+	}
 	d->unrecorded = 1;
 	n = strlen(d->reason);
 	snprintf(d->reason + n, sizeof(d->reason) - n, "%snot recorded: %s",
@@ -462,8 +501,8 @@ record_unjudged(struct decider *dc, const struct mailmsg *msg,
 	pthread_rwlock_rdlock(&index_lock);
 	if (ledger_handle == NULL)
 		pa_err_set(why, "%s", ledger_why);
-	else
-		(void)ledger_record(ledger_handle, &a, why);
+	else if (ledger_record(ledger_handle, &a, why) == 0)
+		watch_size();
 	pthread_rwlock_unlock(&index_lock);
 }
 
@@ -548,8 +587,11 @@ state_gauges(struct state_gauges *sg)
 		sg->index_changed = st.st_mtime;
 		sg->index_bytes = (long long)st.st_size;
 	}
-	if (ledger_handle != NULL)
+	if (ledger_handle != NULL) {
 		sg->journal_depth = ledger_pending(ledger_handle);
+		sg->ledger_sized = ledger_size(ledger_handle,
+		    &sg->ledger_size) == 0;
+	}
 	pthread_rwlock_unlock(&index_lock);
 }
 

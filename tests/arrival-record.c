@@ -127,7 +127,7 @@ main(int argc, char **argv)
 		sbuf_release(&sb);
 		rc = statedb_ledger_open(&lg, &cf, 1, NULL, &err);
 	} else
-		rc = ledger_open(&lg, argv[1], 1, 1, 0, &err);
+		rc = ledger_open(&lg, argv[1], 1, 1, 0, 0, &err);
 	if (rc != 0 ||
 	    mailmsg_new(&m, (size_t)64 << 20) != 0) {
 		fprintf(stderr, "%s\n", err.msg);

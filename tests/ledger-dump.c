@@ -48,7 +48,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: ledger-dump FILE MESSAGE-ID\n");
 		return 2;
 	}
-	if (ledger_open(&lg, argv[1], 0, 0, 0, &err) != 0) {
+	if (ledger_open(&lg, argv[1], 0, 0, 0, 0, &err) != 0) {
 		fprintf(stderr, "ledger-dump: %s\n", err.msg);
 		return 2;
 	}

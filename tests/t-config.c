@@ -154,6 +154,7 @@ static const char every_key[] =
     "PatattTOFU yes\n"
     "StateFile \"\"\n"
     "ArrivalRetentionDays 0\n"
+    "StateMaxSize 64\n"
     "SignerHabitMinimum 5\n"
     "patattkeyring \"/etc/patchattest/local keys\"\n"
     "trustedauthservids  mx2.example.org\n";
@@ -262,6 +263,7 @@ same_config(const struct pa_config *a, const struct pa_config *b)
 	    a->patatt_tofu == b->patatt_tofu &&
 	    same_str(a->state_file, b->state_file) &&
 	    a->arrival_retention_days == b->arrival_retention_days &&
+	    a->state_max_size == b->state_max_size &&
 	    a->signer_habit_minimum == b->signer_habit_minimum;
 }
 
@@ -302,8 +304,9 @@ test_defaults(void)
 	tap_check_str(c.state_file, "/var/lib/patchattest/state.mdb",
 	    "defaults: StateFile");
 	tap_check(c.arrival_retention_days == 400 &&
-	    c.signer_habit_minimum == 3,
-	    "defaults: ArrivalRetentionDays 400, SignerHabitMinimum 3");
+	    c.state_max_size == 4096 && c.signer_habit_minimum == 3,
+	    "defaults: ArrivalRetentionDays 400, StateMaxSize 4096, "
+	    "SignerHabitMinimum 3");
 	config_release(&c);
 	tap_check(c.index_path == NULL && c.patatt_keyrings.n == 0 &&
 	    c.patatt_keyrings.v == NULL, "release clears the strings");
@@ -363,8 +366,9 @@ test_keys(void)
 	tap_check_int(c.patatt_tofu, CONFIG_YES, "every key: PatattTOFU");
 	tap_check(c.state_file == NULL, "every key: StateFile \"\" is off");
 	tap_check(c.arrival_retention_days == 0 &&
-	    c.signer_habit_minimum == 5,
-	    "every key: ArrivalRetentionDays, SignerHabitMinimum");
+	    c.state_max_size == 64 && c.signer_habit_minimum == 5,
+	    "every key: ArrivalRetentionDays, StateMaxSize, "
+	    "SignerHabitMinimum");
 
 	/* Only a key that may be off takes "", and only quoted. */
 	load(&c, S("StateFile\n"), &text);

@@ -821,6 +821,31 @@ for e in accept tempfail; do
 	    "$T/run/ledger-$e/milter.log"
 	ok $? "ledger-$e: the log says the record was not written"
 done
+# StateMaxSize 1 (MiB) over a StateFile of some 1.1 MiB in use: seeds
+# 002-007 recorded 2,700 times (tests/arrival-record, 900 at a time)
+# state_fill FILE: 900 more records in FILE
+state_fill() {
+	f=$1
+	set --
+	while [ $# -lt 900 ]; do
+		set -- "$@" "$seeds"/00[2-7]-*.patch
+	done
+	"$top_builddir/tests/arrival-record" "$f" 1700000000 pass "$@"
+}
+port=$(free_port)
+if [ -z "$port" ]; then
+	skip "state-size" "curl or python3 is not installed"
+else
+	mkdir -p "$T/run/state-size"
+	st=0
+	for i in 1 2 3; do
+		state_fill "$T/run/state-size/state.mdb" || st=1
+	done >"$T/state-fill.log" 2>&1
+	setup $st "fill a StateFile" "$T/state-fill.log"
+	defines="METRICS=http://127.0.0.1:$port"
+	scenario state-size t-state-size.lua main "StateMaxSize 1" \
+	    "MetricsListen 127.0.0.1:$port"
+fi
 
 if [ -n "$have_tofu" ]; then
 	defines="KEYRING=$T/tofu-kr"

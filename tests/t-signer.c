@@ -569,7 +569,7 @@ main(void)
 	snprintf(path, sizeof(path), "%s/state.mdb", top);
 	if (decider_new(&dc, &cf, kr, &err) != 0)
 		tap_skip_all("decider_new: %s", err.msg);
-	if (ledger_open(&lg, path, 1, 1, 0, &err) != 0)
+	if (ledger_open(&lg, path, 1, 1, 0, 0, &err) != 0)
 		tap_skip_all("ledger_open: %s", err.msg);
 	decider_use_ledger(dc, lg, NULL);
 	test_record(&alice);

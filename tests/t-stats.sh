@@ -19,6 +19,7 @@ top_builddir=$(cd "$top_builddir" && pwd)
 PATCHATTEST=${PATCHATTEST:-$top_builddir/patchattest}
 REPLAY="$top_builddir/tests/replay-record"
 RECORD="$top_builddir/tests/arrival-record"
+LEDGER_DUMP="$top_builddir/tests/ledger-dump"
 PY=${PYTHON3:-python3}
 workdir_make t-stats
 cd "$T" || exit 1
@@ -180,17 +181,21 @@ expect "no ledger: exit 2" 2 "$rc"
 grep -q "none.mdb" err
 ok $? "no ledger: the file is named"
 
-# A damaged ledger: a byte of a record's subject flipped in the file.
+# A damaged ledger: a byte of a record flipped in the file (in each page
+# that holds it), inside its hash i, which the file keeps as its 32 bytes
+# (its text is deflated)
 cp state.mdb flip.mdb
+"$LEDGER_DUMP" state.mdb m3@stats.example >dump 2>&1
+setup $? "the record of m3" dump
 "$PY" -c '
 import sys
 data = bytearray(open("flip.mdb", "rb").read())
-text = b"x86/elf: Split READ_IMPLIES_EXEC"
+text = bytes.fromhex(sys.argv[1])
 i = data.find(text)
 while i >= 0:
 	data[i + 4] ^= 0x20
 	i = data.find(text, i + 1)
-open("flip.mdb", "wb").write(data)'
+open("flip.mdb", "wb").write(data)' "$(sed -n 's/^i	//p' dump)"
 cmp -s state.mdb flip.mdb
 setup $((1 - $?)) "a record's byte flipped" /dev/null
 printf 'StateFile %s/flip.mdb\n' "$T" >conf-flip

@@ -182,6 +182,10 @@ const struct config_key config_keys[] = {
 	{ "ArrivalRetentionDays", CONFIG_INT, "400", 0, 36500, NULL,
 	    OFF(arrival_retention_days),
 	    "Days an arrival record is kept in StateFile; 0: for ever." },
+	{ "StateMaxSize", CONFIG_INT, "4096", 1, 65536, NULL,
+	    OFF(state_max_size),
+	    "MiB of StateFile in use at most; beyond, the oldest arrival "
+	    "records are removed first." },
 	{ "StateDatabase", CONFIG_TEXT, NULL, 0, 0, NULL,
 	    OFF(state_database),
 	    "PostgreSQL connection string or URI for the pins and arrival "

@@ -150,6 +150,7 @@ struct pa_config {
 	/* What mail leaves behind: arrivals and signing habits */
 	char			*state_file;	/* NULL: off */
 	long			 arrival_retention_days;	/* 0: kept */
+	long			 state_max_size;	/* MiB */
 	long			 signer_habit_minimum;
 
 	/* Pins and arrival records shared by several nodes (PostgreSQL) */

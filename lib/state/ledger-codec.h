@@ -3,22 +3,36 @@
  * ledger-codec - the stored form of an arrival record and of a signing
  * habit (ledger.h), apart from the store so that it can be fuzzed alone.
  *
- * A value is a version byte, then fields as tag (1 byte), length (2
- * bytes, big-endian), value; the last field is a checksum: the first 8
- * bytes of SHA-256 over the value's key and every byte before it.  LMDB
- * keeps no checksums, so this tells a damaged value, or one moved under
- * another key, from a real one.  Unknown tags are read past (a later
- * version may add fields), and a field that an older record lacks
- * decodes empty: so fields are added under new tags without a new
- * version (the signature's algo, selector and key came so, tags 23-25),
- * which is kept for a change that older readers must refuse.  Decoding
- * checks every length against the field's cap in ledger.h and refuses a
- * field given twice, a string with a NUL byte or a flag other than 0 or
- * 1.
+ * A value is a version byte, then fields as tag (1 byte), length,
+ * value; the last field is a checksum: the first 8 bytes of SHA-256 over
+ * the value's key and every byte before it.  LMDB keeps no checksums, so
+ * this tells a damaged value, or one moved under another key, from a real
+ * one.  Unknown tags are read past (a later version may add fields), and
+ * a field that an older record lacks decodes empty: so fields are added
+ * under new tags without a new version (the signature's algo, selector
+ * and key came so, tags 23-25), which is kept for a change that older
+ * readers must refuse.  Decoding checks every length against the field's
+ * cap in ledger.h and refuses a field given twice (in either of its
+ * forms), a string with a NUL byte or a flag other than 0 or 1.
+ *
+ * Version 2, the one written, is version 1 made smaller, and both are
+ * read: a length is 1 byte below 128, else 2 (the top bit set), where
+ * version 1 always has 2; a number has no leading zero bytes, and a
+ * number or flag that is 0 is left out as an empty string is; a hash
+ * that is lower-case hex (i, m, p, m_core, patch_id) is stored as its
+ * bytes under a tag of its own (tags 32-36; any other text under the
+ * old tag, as text); and a field that the others give is left out when
+ * it has that value and decodes to it when missing: message_id_sha256,
+ * the hash of message_id (a Message-ID longer than message_id keeps,
+ * or with a NUL byte, stores its own), and identity, the author's
+ * address lowered (one that differs is stored, "" as an empty field).
+ * A record's text fields (its F_STR ones) are one field, tag 254, of
+ * those fields deflated (ledger-pack.c), when that is smaller.  The
+ * in-memory struct arrival is the same for both versions.
  *
  * The encoders append to a caller's sbuf (cap LEDGER_VALUE_MAX or more)
- * and return 0 or its error; the decoders return 0, or PA_ERROR when the
- * value is damaged (out is then undefined).
+ * and return 0 or its error; the decoders return 0, PA_ERROR when the
+ * value is damaged, or PA_ENOMEM (out is then undefined).
  */
 #ifndef PA_LEDGER_CODEC_H
 #define PA_LEDGER_CODEC_H
@@ -76,9 +90,27 @@ int	ledger_habit_add(struct habit_state *hs, const struct arrival *a);
 
 /*
  * ledger_seal - the checksum field of the value that begins at start in
- * sb, stored under key, appended (the encoders end with it)
+ * sb, stored under key, appended in the form of the value's version (the
+ * encoders end with it)
  */
 int	ledger_seal(struct sbuf *, size_t start, const void *key,
 	    size_t keylen);
+
+/*
+ * ledger_unhex - the n bytes that 2n lower-case hex digits at hex spell
+ * into out: 0, or -1 when hex is not that (strlen(hex) != 2n included)
+ */
+int	ledger_unhex(unsigned char *out, const char *hex, size_t n);
+
+/*
+ * ledger_pack, ledger_unpack - len bytes at in deflated, or inflated,
+ * into out, at most *outlen bytes (set to those written): 0, PA_ENOMEM,
+ * or PA_ETOOBIG (pack: out is too small) / PA_ERROR (unpack: not a
+ * whole stream, or longer than out)
+ */
+int	ledger_pack(unsigned char *out, size_t *outlen, const void *in,
+	    size_t len);
+int	ledger_unpack(unsigned char *out, size_t *outlen, const void *in,
+	    size_t len);
 
 #endif

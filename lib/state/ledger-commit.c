@@ -12,6 +12,15 @@
  * for each signed with a trusted key; key is that of the latest one so
  * signed, run how many of the latest were, in a row, with that key.  A
  * damaged habit is learnt again from the next patch mail.
+ *
+ * The bound (max_size): while the pages in use are more, the oldest
+ * records go, up to SHRINK_PER_RECORD for each record written (the
+ * largest record with its index entries is some 40 times the smallest,
+ * so that no mix of sizes outgrows the bound) and SHRINK_EXTRA more (a
+ * bound lowered under a larger file is reached over some commits,
+ * rather than in one long one).  With no record left, the habits of
+ * identities that never signed go (a flood from made-up authors leaves
+ * them); a signing habit is never removed.
  */
 #include "config.h"
 
@@ -25,6 +34,9 @@
 
 #define PRUNE_EXTRA	64	/* old records removed per batch, beyond
 				   one for each record written */
+#define SHRINK_PER_RECORD 64	/* records removed over the bound, per
+				   record written, at most */
+#define SHRINK_EXTRA	1024	/* and more */
 #define DAY		86400
 
 struct batch {
@@ -34,11 +46,16 @@ struct batch {
 	struct sbuf	 val;
 	struct arrival	 rec, first;	/* the one being put, its first copy */
 	int		 has_first, kept;
+	uint64_t	 used;	/* the bytes in use, as last counted */
 };
 
 static int	 put_arrival(struct batch *, const struct arrival *);
 static int	 learn(struct batch *, const struct arrival *);
 static int	 prune(struct batch *, time_t, size_t);
+static int	 shrink(struct batch *, const char *, size_t);
+static int	 expire(struct batch *, const unsigned char *, size_t);
+static int	 over(struct batch *);
+static int	 forget_unsigned(struct batch *, const char *, size_t);
 static int	 unindex(struct batch *, const MDB_val *, const MDB_val *);
 static void	 index_value(unsigned char *, unsigned, const void *);
 
@@ -47,6 +64,7 @@ ledger_commit(struct ledger_lmdb *l, size_t head, size_t n, uint64_t accepted,
     time_t now, struct pa_err *err)
 {
 	struct batch *b;
+	uint64_t used;
 	size_t i;
 	int rc;
 
@@ -69,6 +87,10 @@ ledger_commit(struct ledger_lmdb *l, size_t head, size_t n, uint64_t accepted,
 		rc = put_arrival(b, &l->queue[(head + i) % LEDGER_QUEUE_MAX]);
 	if (rc == 0)
 		rc = prune(b, now, n + PRUNE_EXTRA);
+	if (rc == 0)
+		rc = shrink(b, n ? l->queue[(head + n - 1) %
+		    LEDGER_QUEUE_MAX].identity : "", n * SHRINK_PER_RECORD +
+		    SHRINK_EXTRA);
 	if (rc == 0 && (rc = ledger_meta_put(l, b->txn, LEDGER_META_SEQ,
 	    b->seq)) == 0 && (rc = ledger_meta_put(l, b->txn,
 	    LEDGER_META_ACCEPTED, accepted + n)) == 0) {
@@ -77,11 +99,13 @@ ledger_commit(struct ledger_lmdb *l, size_t head, size_t n, uint64_t accepted,
 	}
 	ledger_txn_end(l, b->txn);
 	sbuf_release(&b->val);
+	used = b->used;
 	free(b);
 	/* committed and in the map: a failed sync is made good by the next */
-	if (rc == 0)
+	if (rc == 0) {
 		(void)mdb_env_sync(l->env, 1);
-	else {
+		atomic_store(&l->used, used);
+	} else {
 		copy_news_clear(&l->news);
 		ledger_fail(l, err, "cannot write", rc);
 	}
@@ -219,23 +243,93 @@ static int
 prune(struct batch *b, time_t now, size_t max)
 {
 	unsigned char cut[LEDGER_KEY_LEN];
+
+	if (b->l->retention_days == 0)
+		return 0;
+	ledger_time_key(cut, now - (time_t)b->l->retention_days * DAY, 0);
+	return expire(b, cut, max);
+}
+
+/*
+ * shrink - while the file is over its bound, up to max records removed,
+ * the oldest first, then as many habits looked at for those that never
+ * signed, from identity's on; b->used counted
+ */
+static int
+shrink(struct batch *b, const char *identity, size_t max)
+{
+	MDB_stat st;
+	int rc;
+
+	if ((rc = expire(b, NULL, max)) != 0 ||
+	    (rc = mdb_stat(b->txn, b->l->records, &st)) != 0)
+		return rc;
+	if (st.ms_entries == 0 && over(b))
+		rc = forget_unsigned(b, identity, max);
+	return rc == 0 ? ledger_used(b->l, b->txn, &b->used) : rc;
+}
+
+/* over - the pages in use are more than the bound (counted into b) */
+static int
+over(struct batch *b)
+{
+	return b->l->max_size > 0 && ledger_used(b->l, b->txn, &b->used) == 0 &&
+	    b->used > b->l->max_size;
+}
+
+/*
+ * expire - up to max records removed, the oldest first: those that
+ * arrived before cut, or (cut NULL) while the file is over its bound
+ */
+static int
+expire(struct batch *b, const unsigned char *cut, size_t max)
+{
 	MDB_cursor *cur;
 	MDB_val k, v;
 	size_t done = 0;
 	int rc;
 
-	if (b->l->retention_days == 0)
-		return 0;
-	ledger_time_key(cut, now - (time_t)b->l->retention_days * DAY, 0);
 	if ((rc = mdb_cursor_open(b->txn, b->l->records, &cur)) != 0)
 		return rc;
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 &&
-	    done < max && k.mv_size == LEDGER_KEY_LEN &&
-	    memcmp(k.mv_data, cut, LEDGER_KEY_LEN) < 0;
+	    done < max && k.mv_size == LEDGER_KEY_LEN && (cut != NULL ?
+	    memcmp(k.mv_data, cut, LEDGER_KEY_LEN) < 0 : over(b));
 	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT), done++) {
 		if ((rc = unindex(b, &k, &v)) != 0 ||
 		    (rc = mdb_cursor_del(cur, 0)) != 0)
 			break;
+	}
+	mdb_cursor_close(cur);
+	return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+/*
+ * forget_unsigned - of up to max habits from identity's on (the batch's
+ * last: somewhere at random in a flood), round from the first after the
+ * last, those that never signed (and damaged ones, learnt again anyway)
+ * removed while the file is over its bound: an identity's first trusted
+ * signature makes its habit one that stays
+ */
+static int
+forget_unsigned(struct batch *b, const char *identity, size_t max)
+{
+	struct habit_state hs;
+	MDB_cursor *cur;
+	MDB_val k = { strlen(identity), (void *)identity }, v;
+	size_t seen = 0;
+	int rc;
+
+	if ((rc = mdb_cursor_open(b->txn, b->l->habits, &cur)) != 0)
+		return rc;
+	rc = mdb_cursor_get(cur, &k, &v, k.mv_size > 0 ? MDB_SET_RANGE :
+	    MDB_FIRST);
+	for (; rc == 0 && seen < max && over(b); seen++) {
+		if (ledger_decode_habit(v.mv_data, v.mv_size, k.mv_data,
+		    k.mv_size, &hs) != 0 || hs.h.first_signed == 0)
+			rc = mdb_cursor_del(cur, 0);
+		if (rc == 0 && (rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) ==
+		    MDB_NOTFOUND)
+			rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
 	}
 	mdb_cursor_close(cur);
 	return rc == MDB_NOTFOUND ? 0 : rc;

@@ -23,6 +23,8 @@
  *             before it has none: a read finds nothing there, and the
  *             writer makes it.
  * An index entry whose record is gone (removed as too old) is passed.
+ * The pages of these databases are the file's use, which max_size bounds
+ * (ledger.h's struct ledger_size).
  *
  * Threads: the handle is shared (MDB_NOTLS: a read transaction is not
  * tied to its thread).  maplock is held for reading around every
@@ -55,6 +57,8 @@ struct ledger_lmdb {
 	int			 has_copies;	/* copies is there */
 	char			*path;
 	unsigned		 retention_days;
+	uint64_t		 max_size;	/* in use at most; 0: any */
+	atomic_uint_least64_t	 used;		/* at the last commit */
 	size_t			 mapsize;
 	atomic_int		 damaged;	/* the file was cut */
 	pthread_rwlock_t	 maplock;
@@ -96,6 +100,12 @@ void	ledger_txn_end(struct ledger_lmdb *, MDB_txn *);
  */
 int	ledger_grow(struct ledger_lmdb *);
 
+/*
+ * ledger_used - the bytes of the file in use in txn (the pages of its
+ * databases) into *bytes: 0, or LMDB's error
+ */
+int	ledger_used(const struct ledger_lmdb *, MDB_txn *, uint64_t *bytes);
+
 /* ledger_time_key - the records key of (t, seq) into key */
 void	ledger_time_key(unsigned char key[LEDGER_KEY_LEN], time_t t,
 	    uint64_t seq);
@@ -122,8 +132,9 @@ int	ledger_meta_put(struct ledger_lmdb *, MDB_txn *, const char *name,
  * ledger_commit - n records of the ring (from head, which ledger_record()
  * accepted as record number accepted + 1) in one transaction,
  * with their index entries and habits, and a bounded number of records
- * older than the retention removed; the file synced.  0, or LMDB's (or
- * the system's) error code with err saying why; nothing is written then.
+ * older than the retention, or beyond max_size, removed; the file synced
+ * and l->used set.  0, or LMDB's (or the system's) error code with err
+ * saying why; nothing is written then.
  */
 int	ledger_commit(struct ledger_lmdb *, size_t head, size_t n,
 	    uint64_t accepted, time_t now, struct pa_err *);
@@ -157,6 +168,7 @@ int	lmdb_ledger_copies(struct ledger *, const char *, size_t,
 	    struct ledger_copies *, struct pa_err *);
 void	lmdb_ledger_watch(struct ledger *,
 	    void (*)(void *, const struct ledger_copy_event *), void *);
+int	lmdb_ledger_size(struct ledger *, struct ledger_size *);
 
 /* ledger_writer_start, _stop - the writer thread (ledger-write.c) */
 int	ledger_writer_start(struct ledger_lmdb *, struct pa_err *);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "ledger-codec.h"
 #include "ledger-int.h"
 
 #define LEDGER_MAPSIZE_MAX	((size_t)1 << 36)
@@ -81,6 +82,27 @@ ledger_grow(struct ledger_lmdb *l)
 		l->mapsize = info.me_mapsize * 2;
 	pthread_rwlock_unlock(&l->maplock);
 	return rc;
+}
+
+int
+ledger_used(const struct ledger_lmdb *l, MDB_txn *txn, uint64_t *bytes)
+{
+	const MDB_dbi dbs[] = { l->meta, l->records, l->msgid, l->patchid,
+	    l->habits, l->copies };
+	MDB_stat st;
+	uint64_t pages = 0;
+	size_t i;
+	int rc;
+
+	*bytes = 0;
+	for (i = 0; i < sizeof(dbs) / sizeof(dbs[0]) - !l->has_copies; i++) {
+		if ((rc = mdb_stat(txn, dbs[i], &st)) != 0)
+			return rc;
+		pages += (uint64_t)st.ms_branch_pages + st.ms_leaf_pages +
+		    st.ms_overflow_pages;
+		*bytes = pages * st.ms_psize;
+	}
+	return 0;
 }
 
 void

@@ -39,12 +39,13 @@ static const struct ledger_ops lmdb_ops = {
 	.habit = lmdb_ledger_habit,
 	.copies = lmdb_ledger_copies,
 	.watch = lmdb_ledger_watch,
+	.size = lmdb_ledger_size,
 	.close = lmdb_close,
 	.local = 1
 };
 
 static int	 ledger_new(struct ledger_lmdb **, const char *, unsigned,
-		    struct pa_err *);
+		    uint64_t, struct pa_err *);
 static int	 env_open(struct ledger_lmdb *, int, unsigned int, struct pa_err *);
 static int	 dbs_open(struct ledger_lmdb *, int, int, struct pa_err *);
 static int	 copies_open(struct ledger_lmdb *, MDB_txn *, int);
@@ -54,7 +55,7 @@ static int	 check_size(struct ledger_lmdb *, const MDB_envinfo *,
 
 static int
 ledger_new(struct ledger_lmdb **out, const char *path, unsigned retention_days,
-    struct pa_err *err)
+    uint64_t max_size, struct pa_err *err)
 {
 	struct ledger_lmdb *l;
 
@@ -67,6 +68,7 @@ ledger_new(struct ledger_lmdb **out, const char *path, unsigned retention_days,
 	l->base.ops = &lmdb_ops;
 	l->retention_days = retention_days;
 	copy_news_init(&l->news);
+	l->max_size = max_size;
 	pthread_rwlock_init(&l->maplock, NULL);
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->wake, NULL);
@@ -130,7 +132,8 @@ check_size(struct ledger_lmdb *l, const MDB_envinfo *info, struct pa_err *err)
 
 /*
  * dbs_open - the named databases, made with the format entry (fresh);
- * copies, which a file made before it lacks, made when writable
+ * copies, which a file made before it lacks, made when writable; and the
+ * bytes in use
  */
 static int
 dbs_open(struct ledger_lmdb *l, int fresh, int writable, struct pa_err *err)
@@ -146,6 +149,7 @@ dbs_open(struct ledger_lmdb *l, int fresh, int writable, struct pa_err *err)
 	MDB_val k = { 6, "format" }, v = { strlen(LEDGER_FORMAT),
 		LEDGER_FORMAT };
 	MDB_txn *txn;
+	uint64_t used;
 	size_t i;
 	int rc = 0;
 
@@ -165,6 +169,8 @@ dbs_open(struct ledger_lmdb *l, int fresh, int writable, struct pa_err *err)
 	}
 	if (rc == 0)
 		rc = copies_open(l, txn, fresh || writable);
+	if (rc == 0 && (rc = ledger_used(l, txn, &used)) == 0)
+		atomic_store(&l->used, used);
 	if (rc != 0) {
 		mdb_txn_abort(txn);
 		return ledger_fail(l, err, "opening", rc);
@@ -208,7 +214,7 @@ check_format(struct ledger_lmdb *l, MDB_txn *txn, struct pa_err *err)
 
 int
 ledger_open(struct ledger **out, const char *path, int create, int writable,
-    unsigned retention_days, struct pa_err *err)
+    unsigned retention_days, uint64_t max_size, struct pa_err *err)
 {
 	struct ledger_lmdb *l;
 	int rc, fresh;
@@ -217,7 +223,7 @@ ledger_open(struct ledger **out, const char *path, int create, int writable,
 	if ((rc = statefile_there(path, create, NOUN, err)) < 0)
 		return rc;
 	fresh = rc == 0;
-	if ((rc = ledger_new(&l, path, retention_days, err)) != 0)
+	if ((rc = ledger_new(&l, path, retention_days, max_size, err)) != 0)
 		return rc;
 	if ((rc = env_open(l, fresh, writable || fresh ? MDB_NOSYNC :
 	    MDB_RDONLY, err)) != 0 ||
@@ -237,11 +243,26 @@ ledger_check(const char *path, struct pa_err *err)
 
 	if ((rc = statefile_there(path, 0, NOUN, err)) < 0)
 		return rc;
-	if ((rc = ledger_new(&l, path, 0, err)) != 0)
+	if ((rc = ledger_new(&l, path, 0, 0, err)) != 0)
 		return rc;
 	rc = env_open(l, 0, MDB_RDONLY | MDB_NOLOCK, err);
 	lmdb_close(&l->base);
 	return rc;
+}
+
+/* lmdb_ledger_size - ledger_size() of the LMDB store */
+int
+lmdb_ledger_size(struct ledger *base, struct ledger_size *out)
+{
+	struct ledger_lmdb *l = lmdb_ledger(base);
+	struct stat st;
+	int fd;
+
+	if (mdb_env_get_fd(l->env, &fd) == 0 && fstat(fd, &st) == 0)
+		out->file = (uint64_t)st.st_size;
+	out->used = atomic_load(&l->used);
+	out->max = l->max_size;
+	return 0;
 }
 
 /* lmdb_close - ledger_close() of the LMDB store */

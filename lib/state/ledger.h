@@ -48,6 +48,7 @@
 #define PA_LEDGER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "patchattest.h"
@@ -187,11 +188,16 @@ void	arrival_set_message_id(struct arrival *a, const char *id, size_t len);
  * ledger_open - the store at path into *out.  create: made when it is not
  * there (else PA_ENOTFOUND); writable: for ledger_record() (starts the
  * writer thread).  retention_days: records older than that are removed
- * as new ones are written (0: kept).  A file that is there but empty or
- * not a ledger is damage (PA_ERROR), never a fresh start.
+ * as new ones are written (0: kept).  max_size: the bytes of the file
+ * that may be in use (records, indexes, habits); beyond, the oldest
+ * records are removed as new ones are written, and when none is left,
+ * the habits of identities that never signed (0: no bound).  A file
+ * that is there but empty or not a ledger is damage (PA_ERROR), never a
+ * fresh start.
  */
 int	ledger_open(struct ledger **out, const char *path, int create,
-	    int writable, unsigned retention_days, struct pa_err *);
+	    int writable, unsigned retention_days, uint64_t max_size,
+	    struct pa_err *);
 /*
  * ledger_close - commit what is queued (when writes fail, after one more
  * try, what is still queued is lost), stop the writer, close
@@ -263,6 +269,24 @@ void	ledger_watch(struct ledger *,
 /* ledger_habit - identity's habit into *out: 0, PA_ENOTFOUND */
 int	ledger_habit(struct ledger *, const char *identity, struct habit *out,
 	    struct pa_err *);
+
+/*
+ * The size of a store's file: its bytes, those of them in use (the
+ * records, their indexes, the habits; LMDB reuses the rest, pages that
+ * commits freed), and the bound on those in use, ledger_open()'s
+ * max_size (0: none).  A commit may take the file past used by the
+ * pages it rewrites: LMDB keeps the old copy of each until later
+ * commits.
+ */
+struct ledger_size {
+	uint64_t	 file, used, max;
+};
+
+/*
+ * ledger_size - *out as of the last commit: 0, or PA_ENOTFOUND when the
+ * store keeps no file of its own (a database)
+ */
+int	ledger_size(struct ledger *, struct ledger_size *out);
 
 /*
  * ledger_reads_local - 1 when a read costs no round trip to another host

@@ -59,6 +59,8 @@ struct ledger_ops {
 	void	(*watch)(struct ledger *,
 		    void (*)(void *, const struct ledger_copy_event *),
 		    void *);
+	/* NULL: the store keeps no file */
+	int	(*size)(struct ledger *, struct ledger_size *);
 	void	(*close)(struct ledger *);
 	int	 local;		/* reads cost no round trip to another host */
 };

@@ -28,5 +28,6 @@ statedb_ledger_open(struct ledger **out, const struct pa_config *cf,
 	if (cf->state_file == NULL)
 		return 0;
 	return ledger_open(out, cf->state_file, writable, writable,
-	    (unsigned)cf->arrival_retention_days, err);
+	    (unsigned)cf->arrival_retention_days,
+	    (uint64_t)cf->state_max_size << 20, err);
 }

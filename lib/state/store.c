@@ -113,6 +113,13 @@ ledger_watch(struct ledger *l,
 }
 
 int
+ledger_size(struct ledger *l, struct ledger_size *out)
+{
+	memset(out, 0, sizeof(*out));
+	return l->ops->size != NULL ? l->ops->size(l, out) : PA_ENOTFOUND;
+}
+
+int
 ledger_reads_local(const struct ledger *l)
 {
 	return l->ops->local;

@@ -161,12 +161,25 @@ EOF
 		    >"$dest/two"
 		;;
 	ledger)
-		# a record (0) and a habit (1): the version, then fields of
-		# tag, length (2 bytes) and value
+		# a record (0) and a habit (1) of version 1: the version, then
+		# fields of tag, length (2 bytes) and value; a record of
+		# version 2 (1-byte lengths), and one with its text deflated
+		# (tag 254); the version 1 fixtures of t-ledger
 		printf '\000\001\001\000\003a@b\003\000\004\000\000\000\001\012\000\001\001' \
 		    >"$dest/arrival"
 		printf '\001\001\001\000\001K\002\000\004\000\000\000\001\003\000\004\000\000\000\001\007\000\004\000\000\000\001' \
 		    >"$dest/habit"
+		printf '\000\002\001\003a@b\003\001\001\012\001\001\040\040%s' \
+		    0123456789abcdef0123456789abcdef >"$dest/arrival-v2"
+		python3 -c 'import sys, zlib
+z = zlib.compressobj(9, zlib.DEFLATED, -12)
+p = z.compress(b"\x01\x03a@b\x06\x0dDev <a@b.org>\x10\x19"
+    b"Signed-off-by: Dev <a@b>\n") + z.flush()
+sys.stdout.buffer.write(b"\x00\x02\x03\x01\x01\xfe" + bytes([len(p)]) + p)' \
+		    >"$dest/arrival-packed"
+		f=$src/tests/fixtures/ledger
+		{ printf '\000'; cat "$f/arrival-v1.val"; } >"$dest/arrival-v1"
+		{ printf '\001'; cat "$f/habit-v1.val"; } >"$dest/habit-v1"
 		;;
 	journal)
 		# the whole journal as made (1), one cut in its middle, and

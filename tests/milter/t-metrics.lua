@@ -4,9 +4,10 @@
 -- deferred under AttestationWait, mail that is no patch (not counted)
 -- and, with patatt (PATATT set), seed 002 signed, and signed then
 -- tampered.  Every series that moved moved by what the mail says, and no
--- other; the decision latency histogram counts each decided message.
--- A patch sent twice under one Message-ID and another under it too count
--- one copy the same as the first and one differing.
+-- other; the decision latency histogram counts each decided message;
+-- StateFile's size is the file's, its bytes in use fewer, its bound
+-- StateMaxSize.  A patch sent twice under one Message-ID and another
+-- under it too count one copy the same as the first and one differing.
 -- Any other path is 404, any other method 405.
 --   METRICS  the endpoint's URL (http://127.0.0.1:PORT)
 --   SCRAPE   where the last scrape is left, for promtool and the
@@ -185,6 +186,22 @@ run(function()
 	    "the index's age is not served")
 	check(after["patchattest_state_journal_depth"] ~= nil,
 	    "the journal depth is not served")
+	-- StateFile's size as stat() has it, once the records are written
+	local state = DATA .. "/../state.mdb"
+	local served, size
+	wait_for(function()
+		served = scrape()
+		size = tonumber(sh("stat -c %s '" .. state .. "'"))
+		return served["patchattest_state_journal_depth"] == 0 and
+		    served["patchattest_state_file_size_bytes"] == size
+	end, "StateFile's size served as the file's")
+	check(served["patchattest_state_file_used_bytes"] > 0 and
+	    served["patchattest_state_file_used_bytes"] <= size,
+	    "state_file_used_bytes %s of a file of %d bytes",
+	    tostring(served["patchattest_state_file_used_bytes"]), size)
+	check(served["patchattest_state_file_max_bytes"] == 4096 * 1048576,
+	    "state_file_max_bytes %s, not StateMaxSize's default, 4096 MiB",
+	    tostring(served["patchattest_state_file_max_bytes"]))
 	if PATATT then
 		check(after["patchattest_keyring_keys"] > 0,
 		    "no key file counted in the patatt keyring")
