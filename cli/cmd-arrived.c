@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "arrived.h"
 #include "cli.h"
 #include "attest.h"
 #include "base.h"
@@ -22,6 +23,7 @@
 #define ARRIVED_EXIT_DIFFERS	1
 #define ARRIVED_EXIT_NEVER	2
 #define ARRIVED_EXIT_FAULT	3
+#define ARRIVED_EXIT_COPIES	4
 
 static const char *arrived_conf;
 static int arrived_json;
@@ -47,39 +49,15 @@ const struct cli_cmd cli_cmd_arrived = {
 	    "Message-ID, else by patch-id, and print one line: its name, then\n"
 	    "identical (with when it arrived, its verdict and list),\n"
 	    "identical-with-trailers (only trailers were added: they are named),\n"
-	    "differs (naming the parts: author/subject, commit message, diff) or\n"
-	    "never-arrived.  When several copies arrived, the line names the one\n"
-	    "matched and says whether the copies differ.  Exit status: 0 all\n"
-	    "identical, 1 some differ, 2 some never arrived and none differ, 3 on\n"
-	    "errors (a message or the StateFile cannot be read).",
+	    "differs (naming the parts: author/subject, commit message, diff),\n"
+	    "never-arrived, or copies-differ: the copies of its Message-ID that\n"
+	    "arrived are not one mail (someone sent their own version, or a relay\n"
+	    "changed it), whichever this message matches; a line more for each\n"
+	    "copy then says where it came from and which one this message is.\n"
+	    "Exit status: 0 all identical, 1 some differ, 2 some never arrived\n"
+	    "and none differ, 4 the copies of some differ, 3 on errors (a message\n"
+	    "or the StateFile cannot be read).",
 	.opts = arrived_opts,
-};
-
-/* The outcomes: arrival_compare()'s, then one more. */
-#define NEVER	(ARRIVAL_DIFFERS + 1)
-
-static const char *const outcome_names[] = {
-	[ARRIVAL_SAME] = "identical",
-	[ARRIVAL_SAME_TRAILERS] = "identical-with-trailers",
-	[ARRIVAL_DIFFERS] = "differs",
-	[NEVER] = "never-arrived",
-};
-
-/*
- * struct match - the records of one key (the copies of a Message-ID, or
- * the mails of a patch-id) set beside the input cur, one at a time as
- * the ledger reads them: the one most like cur, and whether they differ
- * among themselves (a second copy with other content)
- */
-struct match {
-	const struct arrival	*cur;
-	int			 o;		/* the best outcome so far */
-	unsigned		 parts;
-	struct arrival		 best;
-	size_t			 which;		/* best's place, from 1 */
-	struct arrival		 first;
-	size_t			 total;
-	int			 copies_differ;
 };
 
 struct arrived_run {
@@ -92,6 +70,10 @@ struct arrived_run {
 	struct cli_input	 in;
 };
 
+/*
+ * collect - fn of the ledger's reads: a record set beside the message,
+ * and for a Message-ID kept among its copies and set beside the first
+ */
 static int
 collect(void *arg, const struct arrival *a)
 {
@@ -99,150 +81,45 @@ collect(void *arg, const struct arrival *a)
 	unsigned parts;
 	int o;
 
-	if (++mt->total == 1)
-		mt->first = *a;
-	else if (arrival_compare(&mt->first, a, &parts) != ARRIVAL_SAME)
-		mt->copies_differ = 1;
+	if (strcmp(mt->by, "message-id") == 0) {
+		if (mt->ncopies > 0 && arrival_compare(a, &mt->copy[0],
+		    &parts) != ARRIVAL_SAME)
+			mt->differ_parts |= parts ? parts : ARRIVAL_PART_M;
+		if (mt->ncopies < ARRIVED_COPIES_MAX)
+			mt->copy[mt->ncopies++] = *a;
+	}
+	mt->total++;
 	o = (int)arrival_compare(mt->cur, a, &parts);
 	if (o < mt->o) {
 		mt->o = o;
 		mt->parts = parts;
 		mt->best = *a;
-		mt->which = mt->total;
 	}
 	return 0;
 }
 
-/* add_list - the lines of s as "a, b" ("-": none) or ["a", "b"] (JSON) */
-static void
-add_list(struct sbuf *line, const char *s)
-{
-	struct sbuf item;
-	const char *nl;
-	int first = 1;
-
-	sbuf_init(&item, ARRIVAL_TRAILERS_MAX);
-	sbuf_addstr(line, arrived_json ? "[" : *s == '\0' ? "-" : "");
-	for (; (nl = strchr(s, '\n')) != NULL; s = nl + 1, first = 0) {
-		sbuf_reset(&item);
-		sbuf_add(&item, s, (size_t)(nl - s));
-		sbuf_addstr(line, first ? "" : ", ");
-		if (arrived_json)
-			hdrfmt_quoted(line, item.buf);
-		else
-			hdrfmt_escaped(line, item.buf, item.len);
-	}
-	sbuf_addstr(line, arrived_json ? "]" : "");
-	sbuf_release(&item);
-}
-
-/* details - the parts that differ, or the trailers added, one a line */
-static void
-details(struct sbuf *list, const struct match *mt)
-{
-	if (mt->o == ARRIVAL_SAME_TRAILERS)
-		arrival_added_trailers(list, mt->cur, &mt->best);
-	if (mt->parts & ARRIVAL_PART_I)
-		sbuf_addstr(list, "author/subject\n");
-	if (mt->parts & ARRIVAL_PART_M)
-		sbuf_addstr(list, "commit message\n");
-	if (mt->parts & ARRIVAL_PART_P)
-		sbuf_addstr(list, "diff\n");
-}
-
-/* found_json - what a JSON line says of the record matched */
-static void
-found_json(struct sbuf *line, const struct match *mt, const char *by,
-    const char *list)
-{
-	const struct arrival *old = &mt->best;
-	char t[CLI_UTC_MAX];
-
-	cli_utc(t, old->arrived, CLI_UTC_TIME);
-	sbuf_addf(line, ", \"found_by\": \"%s\", \"arrived\": \"%s\", "
-	    "\"verdict\": ", by, t);
-	hdrfmt_quoted(line, old->result);
-	sbuf_addstr(line, ", \"list\": ");
-	hdrfmt_quoted(line, old->list_id);
-	sbuf_addf(line, ", \"copies\": %zu, \"copy\": %zu, "
-	    "\"copies_differ\": %s, \"%s\": ", mt->total, mt->which,
-	    mt->copies_differ ? "true" : "false",
-	    mt->o == ARRIVAL_DIFFERS ? "parts" : "added_trailers");
-	add_list(line, list);
-}
-
-/* found_text - what a text line says of the record matched */
-static void
-found_text(struct sbuf *line, const struct match *mt, const char *by,
-    const char *list)
-{
-	const struct arrival *old = &mt->best;
-	char t[CLI_UTC_MAX];
-
-	cli_utc(t, old->arrived, CLI_UTC_TIME);
-	sbuf_addstr(line, mt->o == ARRIVAL_SAME_TRAILERS ? "\tadded: " : "\t");
-	add_list(line, list);
-	sbuf_addf(line, "\tarrived %s, verdict ", t);
-	cli_text(line, old->result);
-	sbuf_addstr(line, ", via ");
-	cli_text(line, old->list_id);
-	sbuf_addf(line, ", by %s", by);
-	if (mt->total > 1)
-		sbuf_addf(line, "; %zu copies arrived, %s copy %zu%s",
-		    mt->total, mt->o == ARRIVAL_DIFFERS ? "nearest is" :
-		    "matches", mt->which, mt->copies_differ ?
-		    ", the copies differ" : "");
-}
-
-/* report - the line of one message */
-static void
-report(const char *name, const struct match *mt, const char *by)
-{
-	struct sbuf line, list;
-
-	sbuf_init(&line, SBUF_NOMAX);
-	sbuf_init(&list, SBUF_NOMAX);
-	if (arrived_json) {
-		sbuf_addstr(&line, "{\"name\": ");
-		hdrfmt_quoted(&line, name);
-		sbuf_addstr(&line, ", \"message_id\": ");
-		hdrfmt_quoted(&line, mt->cur->message_id);
-		sbuf_addf(&line, ", \"result\": \"%s\"",
-		    outcome_names[mt->o]);
-	} else {
-		hdrfmt_escaped(&line, name, strlen(name));
-		sbuf_addf(&line, "\t%s", outcome_names[mt->o]);
-	}
-	if (mt->o != NEVER) {
-		details(&list, mt);
-		if (arrived_json)
-			found_json(&line, mt, by, list.buf);
-		else
-			found_text(&line, mt, by, list.buf);
-	}
-	if (arrived_json)
-		sbuf_addch(&line, '}');
-	puts(line.buf);
-	sbuf_release(&line);
-	sbuf_release(&list);
-}
-
-/* lookup - the records of cur's Message-ID, else its patch-id, into mt */
+/*
+ * lookup - the records of cur's Message-ID (and what the store counted of
+ * its copies), else its patch-id, into mt
+ */
 static int
-lookup(struct arrived_run *r, struct match *mt, const char **by,
-    struct pa_err *err)
+lookup(struct arrived_run *r, struct match *mt, struct pa_err *err)
 {
 	const struct arrival *cur = mt->cur;
 	const char *id;
 	size_t len;
 	int rc = PA_ENOTFOUND;
 
-	*by = "message-id";
-	if ((id = arrival_message_id(r->m, &len)) != NULL)
-		rc = ledger_by_message_id_bytes(r->lg, id, len, collect, mt,
-		    err);
+	mt->by = "message-id";
+	if ((id = arrival_message_id(r->m, &len)) != NULL && len > 0 &&
+	    (rc = ledger_by_message_id_bytes(r->lg, id, len, collect, mt,
+	    err)) == 0 && (rc = ledger_copies(r->lg, id, len, &mt->counted,
+	    err)) == PA_ENOTFOUND)
+		rc = 0;		/* only queued, none written yet */
+	if (rc == 0 && mt->counted.arrived < mt->total)
+		mt->counted.arrived = mt->counted.kept = (unsigned)mt->total;
 	if (rc == PA_ENOTFOUND && cur->patch_id[0]) {
-		*by = "patch-id";
+		mt->by = "patch-id";
 		rc = ledger_by_patch_id(r->lg, cur->patch_id, collect, mt,
 		    err);
 	}
@@ -257,7 +134,6 @@ arrived_one(struct arrived_run *r, const char *name, const char *data,
 	struct arrival *cur = &r->cur;
 	struct match *mt = &r->mt;
 	struct pa_err err;
-	const char *by;
 	int rc;
 
 	if ((rc = mailmsg_parse(r->m, data, len)) != 0 ||
@@ -265,24 +141,36 @@ arrived_one(struct arrived_run *r, const char *name, const char *data,
 		cli_warn("%s: %s", name, pa_strerror(rc));
 		return ARRIVED_EXIT_FAULT;
 	}
-	memset(mt, 0, sizeof(*mt));
 	mt->cur = cur;
-	mt->o = NEVER;
-	if (lookup(r, mt, &by, &err) != 0) {
+	mt->o = ARRIVED_NEVER;
+	mt->parts = mt->differ_parts = 0;
+	mt->total = mt->ncopies = 0;
+	memset(&mt->counted, 0, sizeof(mt->counted));
+	if (lookup(r, mt, &err) != 0) {
 		cli_warn("%s: %s", name, err.msg);
 		return ARRIVED_EXIT_FAULT;
 	}
-	report(name, mt, by);
-	if (mt->o == ARRIVAL_DIFFERS)
+	arrived_report(name, mt, arrived_json);
+	switch (arrived_outcome(mt)) {
+	case ARRIVED_COPIES_DIFFER:
+		return ARRIVED_EXIT_COPIES;
+	case ARRIVAL_DIFFERS:
 		return ARRIVED_EXIT_DIFFERS;
-	return mt->o == NEVER ? ARRIVED_EXIT_NEVER : CLI_EXIT_OK;
+	case ARRIVED_NEVER:
+		return ARRIVED_EXIT_NEVER;
+	default:
+		return CLI_EXIT_OK;
+	}
 }
 
-/* worse - the status of two: a fault, then differs, then never arrived */
+/*
+ * worse - the status of two: a fault, then copies that differ, then a
+ * message that differs, then one that never arrived
+ */
 static int
 worse(int a, int b)
 {
-	static const int rank[] = { 0, 2, 1, 3 };
+	static const int rank[] = { 0, 2, 1, 4, 3 };
 
 	return rank[b] > rank[a] ? b : a;
 }

@@ -195,10 +195,13 @@ gather(struct stats_report *r, struct ledger *lg, long top, struct pa_err *err)
 	columns(r);
 	r->nkey = r->s->nokey.n;
 	r->nuns = r->s->unsigned_by_signer.n;
+	r->ndiff = r->s->differing.n;
 	if (top > 0 && r->nkey > (size_t)top)
 		r->nkey = (size_t)top;
 	if (top > 0 && r->nuns > (size_t)top)
 		r->nuns = (size_t)top;
+	if (top > 0 && r->ndiff > (size_t)top)
+		r->ndiff = (size_t)top;
 	return habits(r, lg, err);
 }
 
@@ -207,7 +210,8 @@ static int
 capped(const struct arrstats *s)
 {
 	return s->groups_dropped || s->results_dropped ||
-	    s->nokey.dropped || s->unsigned_by_signer.dropped;
+	    s->nokey.dropped || s->unsigned_by_signer.dropped ||
+	    s->differing.dropped;
 }
 
 int

@@ -152,10 +152,25 @@ unsigned_cell(const struct stats_report *r, size_t row, size_t col,
 		cli_text(out, r->habit[row]);
 }
 
-/* shown - "(none)", or the table, and how many rows it leaves out */
+static void
+differing_cell(const struct stats_report *r, size_t row, size_t col,
+    struct sbuf *out)
+{
+	const struct arrstats_signer *k = &r->s->differing.row[row];
+
+	if (col < 3)
+		signer_cell(k, col, out);
+	else
+		cli_text(out, k->key);
+}
+
+/*
+ * shown - "(none)", or the table, and how many rows it leaves out (rows:
+ * what a row is, for the cap)
+ */
 static void
 shown(const struct table *t, const struct stats_report *r, size_t all,
-    unsigned long dropped)
+    unsigned long dropped, const char *rows)
 {
 	if (all == 0 && dropped == 0)
 		puts("(none)");
@@ -165,7 +180,7 @@ shown(const struct table *t, const struct stats_report *r, size_t all,
 		printf("... and %zu more (--top)\n", all - t->nrows);
 	if (dropped > 0)
 		printf("Capped: %lu records are not counted here (more than "
-		    "%d identities).\n", dropped, ARRSTATS_SIGNERS_MAX);
+		    "%d %s).\n", dropped, ARRSTATS_SIGNERS_MAX, rows);
 }
 
 /* heading - the StateFile and the span of the records */
@@ -206,7 +221,7 @@ stats_text(const struct stats_report *r)
 		t.right[3 + i] = 1;
 	}
 	printf("\nMails by day (UTC) and List-Id, by result:\n");
-	shown(&t, r, s->ngroups, 0);
+	shown(&t, r, s->ngroups, 0, "");
 	if (s->groups_dropped > 0)
 		printf("Capped: %lu records are not counted here (more than "
 		    "%d days and List-Ids).\n", s->groups_dropped,
@@ -219,12 +234,19 @@ stats_text(const struct stats_report *r)
 	    "key file goes at\nKEYRING PATH inside a PatattKeyring folder:\n");
 	t = (struct table){ { "MAILS", "LAST", "IDENTITY", "KEYRING PATH",
 	    "KEY OFFERED" }, { 1, 0, 0, 0, 0 }, 5, r->nkey, nokey_cell };
-	shown(&t, r, s->nokey.n, s->nokey.dropped);
+	shown(&t, r, s->nokey.n, s->nokey.dropped, "identities");
 	printf("\nHabitual signers whose mail came unsigned "
 	    "(unsigned-by-signer):\n");
 	t = (struct table){ { "MAILS", "LAST", "IDENTITY", "HABIT KEY" },
 	    { 1, 0, 0, 0 }, 4, r->nuns, unsigned_cell };
-	shown(&t, r, s->unsigned_by_signer.n, s->unsigned_by_signer.dropped);
+	shown(&t, r, s->unsigned_by_signer.n, s->unsigned_by_signer.dropped,
+	    "identities");
+	printf("\nMessage-IDs that arrived with differing content (an attack, "
+	    "or a relay that\nchanges mail; patchattest arrived lists the "
+	    "copies), the copies that differed:\n");
+	t = (struct table){ { "COPIES", "LAST", "MESSAGE-ID", "LAST HOST" },
+	    { 1, 0, 0, 0 }, 4, r->ndiff, differing_cell };
+	shown(&t, r, s->differing.n, s->differing.dropped, "Message-IDs");
 	return fflush(stdout) == 0 ? 0 : -1;
 }
 
@@ -314,8 +336,19 @@ json_signers(struct sbuf *o, const struct stats_report *r)
 		json_str(o, "habit_key", r->habit[i]);
 		sbuf_addch(o, '}');
 	}
-	sbuf_addf(o, "\n  ],\n  \"unsigned_by_signer_identities\": %zu",
-	    s->unsigned_by_signer.n);
+	sbuf_addf(o, "\n  ],\n  \"unsigned_by_signer_identities\": %zu,\n"
+	    "  \"differing_copies\": [", s->unsigned_by_signer.n);
+	for (i = 0; i < r->ndiff; i++) {
+		sbuf_addstr(o, i ? ",\n    {" : "\n    {");
+		json_str(o, "message_id", s->differing.row[i].identity);
+		sbuf_addf(o, ", \"copies\": %lu, ", s->differing.row[i].count);
+		json_time(o, "last", s->differing.row[i].last, 0);
+		sbuf_addstr(o, ", ");
+		json_str(o, "last_host", s->differing.row[i].key);
+		sbuf_addch(o, '}');
+	}
+	sbuf_addf(o, "\n  ],\n  \"differing_message_ids\": %zu",
+	    s->differing.n);
 }
 
 int
@@ -335,9 +368,10 @@ stats_json(const struct stats_report *r)
 	sbuf_addstr(&o, ",\n  ");
 	json_time(&o, "last", s->last, s->records == 0);
 	sbuf_addf(&o, ",\n  \"capped\": {\"days\": %lu, \"results\": %lu, "
-	    "\"nokey\": %lu, \"unsigned_by_signer\": %lu}",
-	    s->groups_dropped, s->results_dropped, s->nokey.dropped,
-	    s->unsigned_by_signer.dropped);
+	    "\"nokey\": %lu, \"unsigned_by_signer\": %lu, "
+	    "\"differing_copies\": %lu}", s->groups_dropped,
+	    s->results_dropped, s->nokey.dropped,
+	    s->unsigned_by_signer.dropped, s->differing.dropped);
 	json_groups(&o, r);
 	json_signers(&o, r);
 	sbuf_addstr(&o, "\n}\n");

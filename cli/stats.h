@@ -20,7 +20,7 @@
 struct stats_report {
 	struct arrstats	*s;
 	size_t		 order[ARRSTATS_RESULTS_MAX];	/* into s->results */
-	size_t		 nkey, nuns;
+	size_t		 nkey, nuns, ndiff;
 	char		(*habit)[ARRIVAL_TEXT_MAX];
 	time_t		 since, until;
 	const char	*path;			/* the StateFile */

@@ -65,8 +65,6 @@ origin(struct sbuf *line, const char *what, const struct arrival *a)
 static void
 parts(struct sbuf *line, unsigned p)
 {
-	if (p == 0)
-		sbuf_addstr(line, "subject");
 	if (p & ARRIVAL_PART_I)
 		sbuf_addstr(line, "author-or-subject");
 	if (p & ARRIVAL_PART_M)

@@ -9,8 +9,8 @@
  *
  * -s: each mail from IDENTITY, signed by KEY, a trusted key (a signing
  * habit learnt from it), or unsigned when KEY is empty.
- * -f: the record's FIELD (envelope_from, author, subject, list_id) is
- * TEXT, whatever bytes it holds, instead of what the mail gives.
+ * -f: the record's FIELD (envelope_from, author, subject, list_id, host,
+ * dkim) is TEXT, whatever bytes it holds, instead of what the mail gives.
  * WHEN is the arrival time (Unix seconds), RESULT the verdict written;
  * with ALGO, SELECTOR and OFFERED it is patatt's verdict too, and those
  * are the signature's (the columns patchattest stats reads).
@@ -38,6 +38,8 @@ static const struct {
 	{ "author", offsetof(struct arrival, author) },
 	{ "subject", offsetof(struct arrival, subject) },
 	{ "list_id", offsetof(struct arrival, list_id) },
+	{ "host", offsetof(struct arrival, host) },
+	{ "dkim", offsetof(struct arrival, dkim) },
 };
 
 /* set_field - FIELD=TEXT into a: 0, or -1 when FIELD is none of them */

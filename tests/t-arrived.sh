@@ -5,7 +5,8 @@
 # gives it back with review trailers collected (b4 is run offline on an
 # mbox of the thread), with one line changed in the commit message or
 # the diff, with a trailer removed, unknown mail, a Maildir, a Message-ID
-# that arrived twice with different content, --json, a record whose
+# that arrived twice with different content (the attacker's copy after
+# the genuine one, and before it), --json, a record whose
 # fields hold what a terminal obeys, the exit statuses.  Skips the b4
 # cases without b4.
 
@@ -231,19 +232,61 @@ else
 	skip "b4 am cases" "b4 is not installed"
 fi
 
-# Two copies of one Message-ID with different content: both kept, the
-# line names the copy matched and says that the copies differ.
-"$RECORD" state.mdb 1582700000 none msg >rec.err 2>&1
-setup $? "a second copy of s1 recorded" rec.err
+# Two copies of one Message-ID with different content, the attacker's
+# after the genuine one (from a host of its own): whichever copy a file
+# matches, and when it matches none, the answer is copies-differ (exit
+# 4), naming how the copies differ, and every copy is listed with where
+# it came from and which one the file is.
+"$RECORD" -fhost='mx.attacker.example [203.0.113.9]' \
+    -fenvelope_from=mallory@attacker.example state.mdb 1582700000 none msg \
+    >rec.err 2>&1
+setup $? "a second copy of s1, with its commit message changed" rec.err
 arrived -c conf s1 msg diff
-expect "two copies: each named, the copies differ" \
-    "identical: matches copy 1, the copies differ|identical: matches copy 2, the copies differ|differs: nearest is copy 1, the copies differ" \
-    "$(cut -f 2,4 out | sed 's/\t.*copies arrived,/:/' | paste -s -d '|')"
+expect "copies that differ: copies-differ, whatever the file matches" \
+    "copies-differ copies-differ copies-differ" \
+    "$(grep -v '^	' out | cut -f 2 | paste -s -d ' ')"
+expect "... exit 4" 4 "$rc"
+expect "... how the copies differ, how many, which one each file is" \
+    "commit message	2 copies arrived, 2 kept, 1 differ from the first; this message is copy 1|commit message	2 copies arrived, 2 kept, 1 differ from the first; this message is copy 2|commit message	2 copies arrived, 2 kept, 1 differ from the first; this message is none of them (nearest: copy 1)" \
+    "$(grep -v '^	' out | cut -f 3,4 | paste -s -d '|')"
+expect "... each copy listed once a file, where it came from" \
+    "	copy 1	2020-02-25T05:03:20Z	from -	host -	queue -	list -	dkim -	verdict pass	the same as the first	<- this message|	copy 2	2020-02-26T06:53:20Z	from mallory@attacker.example	host mx.attacker.example [203.0.113.9]	queue -	list -	dkim -	verdict none	differs from the first: commit message" \
+    "$(sed -n 2,3p out | paste -s -d '|')"
+expect "... the copy the file is marked" \
+    "	copy 2	2020-02-26T06:53:20Z	from mallory@attacker.example	host mx.attacker.example [203.0.113.9]	queue -	list -	dkim -	verdict none	differs from the first: commit message	<- this message" \
+    "$(sed -n 6p out)"
 arrived -c conf --json s1
-expect "two copies: --json" '2 1 True' "$("${PYTHON3:-python3}" -c '
+expect "... --json the same" \
+    "copies-differ identical 2 2 1 ['commit message'] [1, 2] [True, False] ['', 'mx.attacker.example [203.0.113.9]']" \
+    "$("${PYTHON3:-python3}" -c '
 import json
 o = json.load(open("out"))
-print(o["copies"], o["copy"], o["copies_differ"])')"
+c = o["copy_list"]
+print(o["result"], o["match"], o["copies_arrived"], o["copies_kept"],
+    o["copies_differing"], o["copies_differ_in"], [x["copy"] for x in c],
+    [x["matches"] for x in c], [x["host"] for x in c])')"
+
+# The attacker's copy before the genuine one: the genuine mail is copy 2,
+# and the answer the same.
+for f in s3 diff; do
+	sed 's/^Message-ID: .*/Message-ID: <early@seed.example>/' $f >early-$f
+done
+"$RECORD" -fhost='mx.attacker.example [203.0.113.9]' state.mdb 1582700100 \
+    none early-diff >rec.err 2>&1 &&
+    "$RECORD" state.mdb 1582700200 pass early-s3 >>rec.err 2>&1
+setup $? "a forged copy recorded before the genuine one" rec.err
+arrived -c conf early-s3
+expect "the forged copy first: copies-differ, the genuine one is copy 2" \
+    "4 copies-differ	author/subject, commit message, diff	2 copies arrived, 2 kept, 1 differ from the first; this message is copy 2" \
+    "$rc $(head -1 out | cut -f 2-4)"
+
+# Copies that are one mail are no alarm: identical, exit 0.
+"$RECORD" state.mdb 1582700300 pass s2 >rec.err 2>&1
+setup $? "a second copy of s2, the same" rec.err
+arrived -c conf s2
+expect "copies the same: identical, exit 0" \
+    "0 identical; 2 copies arrived, matches copy 1" \
+    "$rc $(cut -f 2 out); $(cut -f 4 out | sed 's/.*; //')"
 
 # A record written from a hostile mail: ESC and CSI, CR, BEL, C1 controls
 # as UTF-8 (U+0085, U+009B), a bare 0x9b byte, bytes that are not UTF-8,
@@ -290,7 +333,7 @@ arrived -c conf
 expect "no FILE: exit 3" 3 "$rc"
 arrived --bogus s1
 expect "an unknown option: exit 3" 3 "$rc"
-arrived -c conf s1 nosuchfile
+arrived -c conf s4 nosuchfile
 expect "an unreadable file among good ones: exit 3" 3 "$rc"
 expect "... the others still read" identical "$(cut -f 2 out)"
 arrived --help

@@ -53,46 +53,46 @@ static const struct {
 	const char		*reason;	/* its start */
 } records[] = {
 	/* a good signature: the key decides */
-	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x" }, LOOSE, 0,
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x", 0 }, LOOSE, 0,
 	    VERDICT_PASS, "" },
-	{ { PGP_SIG_GOOD, 0, PGP_KEY_UNTRUSTED, 1, 0, FPR, "a@x" }, LOOSE, 0,
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_UNTRUSTED, 1, 0, FPR, "a@x", 0 }, LOOSE, 0,
 	    VERDICT_UNTRUSTED, "the signing key is not trusted under trust "
 	    "model gpg" },
-	{ { PGP_SIG_GOOD, 0, PGP_KEY_REVOKED, 1, 0, FPR, "a@x" }, LOOSE, 0,
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_REVOKED, 1, 0, FPR, "a@x", 0 }, LOOSE, 0,
 	    VERDICT_UNTRUSTED, "the signing key is revoked" },
-	{ { PGP_SIG_GOOD, 0, PGP_KEY_EXPIRED, 1, 0, FPR, "a@x" }, LOOSE, 0,
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_EXPIRED, 1, 0, FPR, "a@x", 0 }, LOOSE, 0,
 	    VERDICT_UNTRUSTED, "the signing key has expired" },
-	{ { PGP_SIG_GOOD, 0, PGP_KEY_MISSING, 1, 0, FPR, "a@x" }, LOOSE, 0,
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_MISSING, 1, 0, FPR, "a@x", 0 }, LOOSE, 0,
 	    VERDICT_NOKEY, "no public key in the keyring for " FPR },
-	{ { PGP_SIG_NOKEY, 0, PGP_KEY_MISSING, 0, 0, FPR, "a@x" }, STRICT,
+	{ { PGP_SIG_NOKEY, 0, PGP_KEY_MISSING, 0, 0, FPR, "a@x", 0 }, STRICT,
 	    30, VERDICT_NOKEY, "no public key in the keyring for " FPR },
 	/* the signature itself */
-	{ { PGP_SIG_BAD, 0, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x" }, LOOSE, 0,
+	{ { PGP_SIG_BAD, 0, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x", 0 }, LOOSE, 0,
 	    VERDICT_FAIL, "the attestation's signature does not verify" },
-	{ { PGP_SIG_ERROR, 0, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x" }, LOOSE, 0,
+	{ { PGP_SIG_ERROR, 0, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x", 0 }, LOOSE, 0,
 	    VERDICT_FAIL, "the attestation's signature cannot be checked" },
-	{ { PGP_SIG_BAD, DECIDE_DIFF_P, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x" },
+	{ { PGP_SIG_BAD, DECIDE_DIFF_P, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x", 0 },
 	    LOOSE, 0, VERDICT_FAIL, "the attestation's signature" },
 	/* what differs, whatever the key */
-	{ { PGP_SIG_GOOD, DECIDE_DIFF_I, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x" },
+	{ { PGP_SIG_GOOD, DECIDE_DIFF_I, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x", 0 },
 	    LOOSE, 0, VERDICT_FAIL, "author or subject is not what was "
 	    "attested" },
-	{ { PGP_SIG_GOOD, DECIDE_DIFF_M, PGP_KEY_MISSING, 1, 0, FPR, "a@x" },
+	{ { PGP_SIG_GOOD, DECIDE_DIFF_M, PGP_KEY_MISSING, 1, 0, FPR, "a@x", 0 },
 	    LOOSE, 0, VERDICT_FAIL, "commit message is not what was attested" },
-	{ { PGP_SIG_NOKEY, DECIDE_DIFF_P, PGP_KEY_MISSING, 1, 0, FPR, "a@x" },
+	{ { PGP_SIG_NOKEY, DECIDE_DIFF_P, PGP_KEY_MISSING, 1, 0, FPR, "a@x", 0 },
 	    LOOSE, 0, VERDICT_FAIL, "diff is not what was attested" },
 	{ { PGP_SIG_GOOD, DECIDE_DIFF_M | DECIDE_DIFF_P, PGP_KEY_TRUSTED, 1, 0,
-	    FPR, "a@x" }, LOOSE, 0, VERDICT_FAIL, "commit message and diff are "
+	    FPR, "a@x", 0 }, LOOSE, 0, VERDICT_FAIL, "commit message and diff are "
 	    "not what was attested" },
 	/* UIDMatch */
-	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 0, 0, FPR, "a@x" }, LOOSE, 0,
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 0, 0, FPR, "a@x", 0 }, LOOSE, 0,
 	    VERDICT_PASS, "" },
-	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 0, 0, FPR, "a@x" }, STRICT, 0,
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 0, 0, FPR, "a@x", 0 }, STRICT, 0,
 	    VERDICT_UIDMISMATCH, "no user ID of the signing key has the "
 	    "author's address <a@x>" },
-	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x" }, STRICT, 0,
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_TRUSTED, 1, 0, FPR, "a@x", 0 }, STRICT, 0,
 	    VERDICT_PASS, "" },
-	{ { PGP_SIG_GOOD, 0, PGP_KEY_UNTRUSTED, 0, 0, FPR, "a@x" }, STRICT, 0,
+	{ { PGP_SIG_GOOD, 0, PGP_KEY_UNTRUSTED, 0, 0, FPR, "a@x", 0 }, STRICT, 0,
 	    VERDICT_UNTRUSTED, "the signing key is not trusted" },
 	/* StalenessDays against the arrival: more days than allowed, on a
 	   pass only */

@@ -107,7 +107,7 @@ expect "text: the nokey identities, with the keyring path and the key offered" \
 col=$(sed -n 1p nokey | awk '{ print index($0, "KEYRING PATH") }')
 expect "text: the columns are aligned" "$col" \
     "$(sed -n 2p nokey | awk '{ print index($0, "ed25519/") }')"
-sed -n '/^Habitual signers/,$p' out | sed '1d' | tr -s ' ' |
+sed -n '/^Habitual signers/,/^$/p' out | sed '1d;$d' | tr -s ' ' |
     sed 's/^ //' >unsigned
 expect "text: the habitual signer now unsigned, with the key of the habit" \
     "MAILS LAST IDENTITY HABIT KEY|1 2020-03-03T09:00:00Z dev@example.org ed25519/example.org/dev/t1" \
@@ -146,7 +146,7 @@ stats -c conf --days 1
 expect "--days 1: none of 2020's records" \
     "Arrival records in $T/state.mdb since $(date -u +%Y-%m-%d)T00:00:00Z: none" \
     "$(sed -n 1p out)"
-expect "--days 1: the tables say none" 3 "$(grep -c '^(none)$' out)"
+expect "--days 1: the tables say none" 4 "$(grep -c '^(none)$' out)"
 stats -c conf --days 1 --json
 "$PY" -m json.tool out >/dev/null 2>&1
 ok $? "--days 1 --json: an empty report parses"
@@ -288,5 +288,34 @@ expect "... --json says so" "1 52 2048" "$("$PY" -c '
 import json
 o = json.load(open("out"))
 print(o["mails"] // 2100, o["capped"]["days"], len(o["days"]))')"
+
+# A Message-ID that arrived with other content: m1 again with its diff
+# changed, from a host of its own, and m2 again the same (no alarm).
+sed 's/^+ \*  exec-none : only PROT_EXEC/+ *  exec-none : any PROT_EXEC/' \
+    m1 >m1-forged
+cmp -s m1 m1-forged
+setup $((1 - $?)) "m1 with its diff changed" /dev/null
+{
+	"$RECORD" copies.mdb 1583107200 pass m1 m2 &&
+	"$RECORD" -fhost='mx.attacker.example [203.0.113.9]' copies.mdb \
+	    1583110800 none m1-forged &&
+	"$RECORD" copies.mdb 1583114400 pass m2
+} >rec.err 2>&1
+setup $? "a differing copy and a copy the same recorded" rec.err
+printf 'StateFile %s/copies.mdb\n' "$T" >conf-copies
+stats -c conf-copies
+sed -n '/^Message-IDs that arrived with differing content/,$p' out |
+    sed '1,2d' | tr -s ' ' | sed 's/^ //' >differing
+expect "the Message-IDs that arrived with differing content" \
+    "COPIES LAST MESSAGE-ID LAST HOST|1 2020-03-02T01:00:00Z m1@stats.example mx.attacker.example [203.0.113.9]" \
+    "$(paste -s -d '|' differing)"
+stats -c conf-copies --json
+expect "... --json" "m1@stats.example 1 2020-03-02T01:00:00Z mx.attacker.example [203.0.113.9] 1 0" \
+    "$("$PY" -c '
+import json
+o = json.load(open("out"))
+for d in o["differing_copies"]:
+	print(d["message_id"], d["copies"], d["last"], d["last_host"],
+	    o["differing_message_ids"], o["capped"]["differing_copies"])')"
 
 tap_end

@@ -52,7 +52,8 @@ arrstats_new(struct arrstats **out)
 	s->group_slot = calloc(GROUP_SLOTS, sizeof(*s->group_slot));
 	if (s->group == NULL || s->group_slot == NULL ||
 	    table_init(&s->nokey) != 0 ||
-	    table_init(&s->unsigned_by_signer) != 0) {
+	    table_init(&s->unsigned_by_signer) != 0 ||
+	    table_init(&s->differing) != 0) {
 		arrstats_free(s);
 		*out = NULL;
 		return PA_ENOMEM;
@@ -71,6 +72,8 @@ arrstats_free(struct arrstats *s)
 	free(s->nokey.slot);
 	free(s->unsigned_by_signer.row);
 	free(s->unsigned_by_signer.slot);
+	free(s->differing.row);
+	free(s->differing.slot);
 	free(s);
 }
 
@@ -142,14 +145,18 @@ signer_of(struct arrstats_table *t, const char *identity, const char *algo,
 	return r;
 }
 
-/* count_signer - one more record of a in t; key: its key, or NULL */
+/*
+ * count_signer - one more record of a in t, under name (its identity, or
+ * for the differing copies its Message-ID); key: its key, or NULL
+ */
 static void
 count_signer(struct arrstats_table *t, const struct arrival *a,
-    const char *algo, const char *selector, const char *key)
+    const char *name, const char *algo, const char *selector,
+    const char *key)
 {
 	struct arrstats_signer *r;
 
-	if ((r = signer_of(t, a->identity, algo, selector)) == NULL) {
+	if ((r = signer_of(t, name, algo, selector)) == NULL) {
 		t->dropped++;
 		return;
 	}
@@ -182,9 +189,14 @@ arrstats_add(void *arg, const struct arrival *a)
 			g->n[col]++;
 	}
 	if (strcmp(a->patatt, "nokey") == 0)
-		count_signer(&s->nokey, a, a->algo, a->selector, a->offered);
+		count_signer(&s->nokey, a, a->identity, a->algo, a->selector,
+		    a->offered);
 	if (strcmp(a->result, "unsigned-by-signer") == 0)
-		count_signer(&s->unsigned_by_signer, a, "", "", NULL);
+		count_signer(&s->unsigned_by_signer, a, a->identity, "", "",
+		    NULL);
+	if (a->differs)
+		count_signer(&s->differing, a, a->message_id, "", "",
+		    a->host[0] ? a->host : "-");
 	return 0;
 }
 
@@ -220,4 +232,6 @@ arrstats_sort(struct arrstats *s)
 	qsort(s->nokey.row, s->nokey.n, sizeof(*s->nokey.row), by_count);
 	qsort(s->unsigned_by_signer.row, s->unsigned_by_signer.n,
 	    sizeof(*s->unsigned_by_signer.row), by_count);
+	qsort(s->differing.row, s->differing.n, sizeof(*s->differing.row),
+	    by_count);
 }

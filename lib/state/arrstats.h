@@ -4,7 +4,9 @@
  * per day (UTC) and List-Id, the records by result; the identities whose
  * patatt signatures came out nokey, with the signature's algorithm,
  * selector and the key it named or offered; the identities whose mail
- * came out unsigned-by-signer.  Fed one record at a time (arrstats_add(),
+ * came out unsigned-by-signer; the Message-IDs that arrived with
+ * differing content (copies that were not the first's: an attack, or a
+ * relay that changes mail).  Fed one record at a time (arrstats_add(),
  * a ledger_each() function), so it works over any store.
  *
  * Memory is bounded whatever the records hold: each table has a cap
@@ -42,7 +44,10 @@ struct arrstats_group {
  * One identity's records in a signer table.  nokey: one row per key file
  * it would need (identity, algo, selector), key the latest one offered
  * ("" none); unsigned-by-signer: one row per identity, algo, selector and
- * key "" (the caller may look up the habit's key).
+ * key "" (the caller may look up the habit's key).  The differing copies
+ * are kept alike: a row per Message-ID (in identity, its first bytes),
+ * count its copies that differed from the first, key the connecting host
+ * of the latest of them ("-" not known).
  */
 struct arrstats_signer {
 	char		 identity[ARRIVAL_TEXT_MAX];
@@ -73,7 +78,7 @@ struct arrstats {
 	size_t			 ngroups;
 	unsigned		*group_slot;
 	unsigned long		 groups_dropped;
-	struct arrstats_table	 nokey, unsigned_by_signer;
+	struct arrstats_table	 nokey, unsigned_by_signer, differing;
 };
 
 int	arrstats_new(struct arrstats **out);

@@ -21,14 +21,19 @@ int
 copies_next(struct arrival *rec, const struct arrival *first,
     struct ledger_copies *cs)
 {
+	enum arrival_match match;
 	int kept;
 
 	rec->copy = cs->arrived + 1;
 	rec->parts = 0;
-	rec->differs = first != NULL &&
-	    arrival_compare(rec, first, &rec->parts) == ARRIVAL_DIFFERS;
-	if (!rec->differs)
-		rec->parts = 0;
+	rec->differs = 0;
+	/* one Message-ID is one mail: trailers added are a change too */
+	if (first != NULL && (match = arrival_compare(rec, first,
+	    &rec->parts)) != ARRIVAL_SAME) {
+		rec->differs = 1;
+		if (match == ARRIVAL_SAME_TRAILERS)
+			rec->parts = ARRIVAL_PART_M;
+	}
 	/* the first ones, then some that differ: one replayed mail takes
 	   no more room at its 5,000th copy than at its 16th */
 	kept = cs->kept < LEDGER_COPIES_KEPT || (rec->differs &&

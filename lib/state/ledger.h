@@ -24,7 +24,8 @@
  * The second copy of a Message-ID never replaces the first: copies are
  * numbered in arrival order (struct arrival's copy), and each is set
  * beside the first kept as it is written (differs: what the record
- * keeps of the patch, or a cover letter's subject, is not the first's).
+ * keeps of the patch, trailers included, or a cover letter's subject, is
+ * not the first's).
  * The first LEDGER_COPIES_KEPT copies are kept, and beyond them up to
  * LEDGER_DIFFERING_KEPT more that differ; the rest are only counted
  * (ledger_copies()), so that replaying one mail costs the same at the
