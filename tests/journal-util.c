@@ -106,20 +106,20 @@ jt_frame_len(int n)
 }
 
 int
-jt_collect(void *arg, const struct arrival *a)
+jt_collect(void *arg, const struct journal_entry *e)
 {
 	struct got *g = arg;
 
 	if (g->n < 8)
-		g->a[g->n] = *a;
+		g->a[g->n] = e->a;
 	g->n++;
 	return 0;
 }
 
 int
-jt_count(void *arg, const struct arrival *a)
+jt_count(void *arg, const struct journal_entry *e)
 {
-	(void)a;
+	(void)e;
 	++*(int *)arg;
 	return 0;
 }

@@ -39,8 +39,8 @@ struct got {
 	struct arrival	 a[8];
 	int		 n;
 };
-int	jt_collect(void *arg, const struct arrival *);
+int	jt_collect(void *arg, const struct journal_entry *);
 /* jt_count - ++*(int *)arg */
-int	jt_count(void *arg, const struct arrival *);
+int	jt_count(void *arg, const struct journal_entry *);
 
 #endif

@@ -102,11 +102,11 @@ test_round_trip(void)
 
 /* stop_at - a callback that stops at its second record */
 static int
-stop_at(void *arg, const struct arrival *a)
+stop_at(void *arg, const struct journal_entry *e)
 {
 	struct told *t = arg;
 
-	(void)a;
+	(void)e;
 	return ++t->times == 2 ? 7 : 0;
 }
 

@@ -478,6 +478,41 @@ ok $? "pass: no reply to a header, the end of headers or a body chunk"
 
 scenario fail-m t-fail-m.lua main
 scenario fail-p t-fail-p.lua main
+# A patch and an attacker's copy under its Message-ID, after it and before
+# it: patchattest arrived on the genuine patch says copies-differ (exit
+# 4), lists each copy with the host it came from and marks the genuine
+# one; the log warns of each differing copy, naming both hosts.
+scenario copies t-copies.lua main
+for when in after before; do
+	{ echo "Message-ID: <copies-$when@example.org>"; cat "$D/p1.eml"; } \
+	    >"$T/copies-$when.eml"
+	"$PATCHATTEST" arrived -c "$T/run/copies/milter.conf" \
+	    "$T/copies-$when.eml" >"$T/copies-$when.out" 2>&1
+	echo "status $?" >>"$T/copies-$when.out"
+done
+grep -q "	copies-differ	commit message	2 copies arrived, 2 kept, 1 differ from the first; this message is copy 1$" \
+    "$T/copies-after.out" &&
+    grep -q "	copy 1	.*	from dev@example.org	host lists.example.org \[192.0.2.20\]	queue LISTAFTER	.*	<- this message$" \
+    "$T/copies-after.out" &&
+    grep -q "	copy 2	.*	from mallory@attacker.example	host mx.attacker.example \[203.0.113.9\]	queue EVILAFTER	.*	differs from the first: commit message$" \
+    "$T/copies-after.out" && grep -q "^status 4$" "$T/copies-after.out"
+st=$?
+ok $st "copies: the attacker's copy after the genuine one: arrived says copies-differ, exit 4, each copy with its host"
+[ $st -eq 0 ] || diag "$T/copies-after.out"
+grep -q "	copies-differ	commit message	2 copies arrived, 2 kept, 1 differ from the first; this message is copy 2$" \
+    "$T/copies-before.out" &&
+    grep -q "	copy 2	.*	host lists.example.org \[192.0.2.20\]	queue LISTBEFORE	.*	differs from the first: commit message	<- this message$" \
+    "$T/copies-before.out" && grep -q "^status 4$" "$T/copies-before.out"
+st=$?
+ok $st "copies: the attacker's copy first: the same, the genuine one copy 2"
+[ $st -eq 0 ] || diag "$T/copies-before.out"
+grep -q 'EVILAFTER: message-id="<copies-after@example.org>" arrived again with other content: commit-message differs from the first copy; 2 copies, 1 differing; copy=2 .* host="mx.attacker.example \[203.0.113.9\]" queue="EVILAFTER" .* first=1 .* host="lists.example.org \[192.0.2.20\]" queue="LISTAFTER" .*(an attack' \
+    "$T/run/copies/milter.log" &&
+    grep -q 'LISTBEFORE: message-id="<copies-before@example.org>" arrived again with other content: .* host="lists.example.org \[192.0.2.20\]" .* first=1 .* host="mx.attacker.example \[203.0.113.9\]"' \
+    "$T/run/copies/milter.log"
+st=$?
+ok $st "copies: each differing copy is a warning in the log, naming both hosts"
+[ $st -eq 0 ] || diag "$T/run/copies/milter.log"
 scenario nokey t-nokey.lua mallory "AuthservID mx.test.example"
 scenario untrusted t-untrusted.lua bob "AuthservID mx.test.example"
 scenario none t-none.lua main

@@ -183,7 +183,9 @@ waiting_visit(struct walk *w, const MDB_val *hk, struct waiting *q)
 	for (i = 0; i < q->n && stop == 0; i++) {
 		if (q->num[i] <= accepted)
 			continue;
-		(void)copies_next(&q->a[i], has_first ? first : NULL, &cs);
+		/* one past those kept will not be read once written */
+		if (!copies_next(&q->a[i], has_first ? first : NULL, &cs))
+			continue;
 		if (!has_first) {
 			*first = q->a[i];
 			has_first = 1;

@@ -121,7 +121,7 @@ int	journal_remove(struct journal *, const struct journal_entry *e,
  * fn runs with the journal locked and must not use it.
  */
 int	journal_each_msgid(struct journal *, const unsigned char msgid[32],
-	    int (*fn)(void *, const struct arrival *), void *arg,
+	    int (*fn)(void *, const struct journal_entry *), void *arg,
 	    struct pa_err *);
 /*
  * journal_check - whether the journal at path (or its PATH-damaged) has
@@ -171,6 +171,7 @@ int	pg_ledger_copies(struct ledger *, const char *, size_t,
 	"identity, subject, list_id, has_patch, i, m, p, m_core, patch_id, " \
 	"trailers, result, v01, patatt, key, signed_trusted, dkim, algo, " \
 	"selector, offered, host, queue_id, differs, parts"
+#define PG_ARRIVAL_NCOLUMNS	29
 /* pg_arrival_row - row i of res, PG_ARRIVAL_COLUMNS from col, into a */
 void	pg_arrival_row(const PGresult *res, int i, int col,
 	    struct arrival *a);

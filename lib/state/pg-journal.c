@@ -422,7 +422,7 @@ journal_remove(struct journal *j, const struct journal_entry *e, size_t n,
 
 int
 journal_each_msgid(struct journal *j, const unsigned char msgid[32],
-    int (*fn)(void *, const struct arrival *), void *arg,
+    int (*fn)(void *, const struct journal_entry *), void *arg,
     struct pa_err *err)
 {
 	struct journal_entry *e;
@@ -444,7 +444,7 @@ journal_each_msgid(struct journal *j, const unsigned char msgid[32],
 		    entry(j, &JRING(j, i), buf, e) == 0 &&
 		    ledger_msgid_hash(&e->a, hash) == 0 &&
 		    memcmp(hash, msgid, 32) == 0)
-			rc = fn(arg, &e->a);
+			rc = fn(arg, e);
 	pthread_mutex_unlock(&j->lock);
 	free(buf);
 	free(e);

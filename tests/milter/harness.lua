@@ -95,14 +95,16 @@ function wait_for(fn, what)
 	error(what .. ": not within 30 seconds", 0)
 end
 
--- connect(): a connection to the milter, with connection information
-function connect()
+-- connect(host, addr): a connection to the milter, with connection
+-- information: the client host and address (client.example.net,
+-- 192.0.2.10 when not given)
+function connect(host, addr)
 	mt.set_timeout(30)
 	local conn = mt.connect(SOCK, 40, 0.25)
 	check(conn ~= nil, "cannot connect to %s", SOCK)
 	if not mt.test_option(conn, SMFIP_NOCONNECT) then
-		local err = mt.conninfo(conn, "client.example.net",
-		    "192.0.2.10")
+		local err = mt.conninfo(conn, host or "client.example.net",
+		    addr or "192.0.2.10")
 		check(err == nil, "conninfo: %s", tostring(err))
 		check(mt.getreply(conn) == SMFIR_CONTINUE,
 		    "the milter refused the connection (reply %s)",
@@ -195,6 +197,7 @@ local qids = 0
 
 -- send(conn, msg, opts): one message through the milter up to the end of
 -- message.  opts.qid sets the queue ID macro "i" (default Q<n>);
+-- opts.from the envelope sender (default <dev@example.org>);
 -- opts.upto = "headers" or "body" stops early (for aborts);
 -- opts.before_eom is called before the end of message is sent.  Returns
 -- {reply = SMFIR_*, acts = what the milter asked for at end of message}.
@@ -212,7 +215,7 @@ function send(conn, msg, opts)
 	end
 
 	mt.macro(conn, SMFIC_MAIL, "i", qid)
-	step("MAIL FROM", mt.mailfrom(conn, "<dev@example.org>"))
+	step("MAIL FROM", mt.mailfrom(conn, opts.from or "<dev@example.org>"))
 	if not mt.test_option(conn, SMFIP_NORCPT) then
 		step("RCPT TO", mt.rcptto(conn, "<maint@test.example>"))
 	end
