@@ -267,8 +267,9 @@ if command -v miltertest >/dev/null 2>&1 && patatt_setup "$T/dev" &&
 	mkmail tofu 6 "New Comer <new@example.net>"
 	mkmail unsigned 7 "Other One <other@example.com>"
 	mkmail x7 3 "Dev Eloper <dev@example.org>"
+	mkmail soon 4 "Dev Eloper <dev@example.org>"
 	PATATT_DIR=$T/dev
-	for m in h1 h2 h3; do
+	for m in h1 h2 h3 soon; do
 		patatt_sign data/$m.raw data/$m.eml
 		setup $? "$m signed by patatt" "$T/dev/sign.log"
 	done
@@ -283,6 +284,10 @@ if command -v miltertest >/dev/null 2>&1 && patatt_setup "$T/dev" &&
 	PATATT_DIR=$T/new2
 	patatt_sign data/n6.raw data/n6.eml
 	setup $? "n6 signed by another key" "$T/new2/sign.log"
+	# soon with a space added to its diff's first added line
+	sed '0,/^+[^+]/s/^\(+[^+].*\)$/\1 /' data/soon.eml >data/soon-p.eml
+	cmp -s data/soon.eml data/soon-p.eml
+	setup $((1 - $?)) "soon's diff changed" /dev/null
 	cp data/u4.raw data/u4.eml
 	cp data/unsigned.raw data/unsigned.eml
 	cat >wait-habit <<EOS
@@ -316,6 +321,9 @@ EOS
 	    2>&1
 	expect "patchattest arrived finds mail from either milter" 0 $?
 	diag arrived-ab
+	scenario t-pg-soon.lua -D SOCK="unix:$T/a.sock"
+	ok $? "a copy sent at once is set beside the first, still in the journal (t-pg-soon.lua)"
+	diag t-pg-soon.lua.out
 
 	# What one message asks the database: statements on pins and
 	# habits, as the server logs them (the sender's, which learn
