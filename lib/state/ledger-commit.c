@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "arrival.h"
+#include "bigend.h"
 #include "ledger-codec.h"
 #include "ledger-int.h"
 
@@ -112,20 +113,11 @@ ledger_commit(struct ledger_lmdb *l, size_t head, size_t n, uint64_t accepted,
 	return ledger_intact(l, err) != 0 ? EIO : rc;
 }
 
-static void
-put32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)(v >> 24);
-	p[1] = (unsigned char)(v >> 16);
-	p[2] = (unsigned char)(v >> 8);
-	p[3] = (unsigned char)v;
-}
-
 /* index_value - the Message-ID index's value: copy, then the record key */
 static void
 index_value(unsigned char *idx, unsigned copy, const void *key)
 {
-	put32(idx, copy);
+	bigend_put32(idx, copy);
 	memcpy(idx + 4, key, LEDGER_KEY_LEN);
 }
 
@@ -154,8 +146,8 @@ number(struct batch *b, const MDB_val *hk, struct arrival *rec,
 	b->kept = copies_next(rec, b->has_first ? &b->first : NULL, cs);
 	if (rec->copy == 1)
 		return 0;
-	put32(val, cs->arrived);
-	put32(val + 4, cs->differing);
+	bigend_put32(val, cs->arrived);
+	bigend_put32(val + 4, cs->differing);
 	return mdb_put(b->txn, b->l->copies, &k, &v, 0);
 }
 

@@ -15,15 +15,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bigend.h"
 #include "ledger-codec.h"
 #include "ledger-int.h"
-
-static uint32_t
-get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	    (uint32_t)p[2] << 8 | p[3];
-}
 
 /* first_kept - the record of the msgid entry v into *first: 1, or 0 */
 static int
@@ -59,7 +53,7 @@ ledger_copies_get(struct ledger_lmdb *l, MDB_txn *txn, const MDB_val *hk,
 		if ((rc = mdb_cursor_count(cur, &kept)) == 0 &&
 		    (rc = mdb_cursor_get(cur, &k, &v, MDB_LAST_DUP)) == 0 &&
 		    v.mv_size == LEDGER_MSGID_VAL_LEN)
-			cs->arrived = get32(v.mv_data);
+			cs->arrived = bigend_get32(v.mv_data);
 	}
 	mdb_cursor_close(cur);
 	if (rc != 0 && rc != MDB_NOTFOUND)
@@ -71,9 +65,9 @@ ledger_copies_get(struct ledger_lmdb *l, MDB_txn *txn, const MDB_val *hk,
 	/* a damaged count is passed: the kept copies are still counted */
 	if (l->has_copies && (rc = mdb_get(txn, l->copies, &k, &v)) == 0 &&
 	    v.mv_size == LEDGER_COPIES_VAL_LEN &&
-	    get32(v.mv_data) >= cs->arrived) {
-		cs->arrived = get32(v.mv_data);
-		cs->differing = get32((unsigned char *)v.mv_data + 4);
+	    bigend_get32(v.mv_data) >= cs->arrived) {
+		cs->arrived = bigend_get32(v.mv_data);
+		cs->differing = bigend_get32((unsigned char *)v.mv_data + 4);
 	} else if (l->has_copies && rc != 0 && rc != MDB_NOTFOUND)
 		return -rc;
 	return got;

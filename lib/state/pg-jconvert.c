@@ -26,6 +26,7 @@
 
 #include <lmdb.h>
 
+#include "bigend.h"
 #include "pg-journal-int.h"
 
 #define OLD_MAPSIZE	((size_t)256 << 20)	/* the old journal's map */
@@ -71,7 +72,7 @@ readable(const MDB_val *k, const MDB_val *v, uint64_t after, uint64_t *seq,
 
 	if (k->mv_size != 8 || v->mv_size < OLD_ID_HEX)
 		return 0;
-	*seq = jget64(k->mv_data);
+	*seq = bigend_get64(k->mv_data);
 	memcpy(hex, v->mv_data, OLD_ID_HEX);
 	hex[OLD_ID_HEX] = '\0';
 	return *seq > after && *seq <= UINT64_MAX / 2 && unhex(id, hex) == 0 &&

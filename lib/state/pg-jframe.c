@@ -10,6 +10,7 @@
 
 #include <zlib.h>
 
+#include "bigend.h"
 #include "ledger-int.h"		/* ledger_msgid_hash() */
 #include "pg-journal-int.h"
 
@@ -17,42 +18,6 @@
 #define SEAL_KEY_LEN	(JKEY_LEN + 8 + JID_LEN)
 #define LMDB_MAGIC	0xBEEFC0DEu	/* MDB_meta's mm_magic */
 #define LMDB_META_AT	16		/* after the page header */
-
-static void
-put64(unsigned char *p, uint64_t v)
-{
-	int i;
-
-	for (i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (56 - 8 * i));
-}
-
-uint64_t
-jget64(const unsigned char *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void
-put32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)(v >> 24);
-	p[1] = (unsigned char)(v >> 16);
-	p[2] = (unsigned char)(v >> 8);
-	p[3] = (unsigned char)v;
-}
-
-static uint32_t
-get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	    (uint32_t)p[2] << 8 | p[3];
-}
 
 static uint32_t
 crc(const unsigned char *p, size_t n)
@@ -65,24 +30,24 @@ jslot_encode(unsigned char out[JSLOT_LEN], const struct jslot *s)
 {
 	memset(out, 0, JSLOT_LEN);
 	memcpy(out, SLOT_MAGIC, 8);
-	put64(out + 8, s->gen);
+	bigend_put64(out + 8, s->gen);
 	memcpy(out + 16, s->key, JKEY_LEN);
-	put64(out + 32, s->sent);
-	put64(out + 40, s->synced);
-	put64(out + 48, s->sent_off);
-	put32(out + 56, crc(out, 56));
+	bigend_put64(out + 32, s->sent);
+	bigend_put64(out + 40, s->synced);
+	bigend_put64(out + 48, s->sent_off);
+	bigend_put32(out + 56, crc(out, 56));
 }
 
 int
 jslot_decode(const unsigned char in[JSLOT_LEN], struct jslot *s)
 {
-	if (memcmp(in, SLOT_MAGIC, 8) != 0 || get32(in + 56) != crc(in, 56))
+	if (memcmp(in, SLOT_MAGIC, 8) != 0 || bigend_get32(in + 56) != crc(in, 56))
 		return -1;
-	s->gen = jget64(in + 8);
+	s->gen = bigend_get64(in + 8);
 	memcpy(s->key, in + 16, JKEY_LEN);
-	s->sent = jget64(in + 32);
-	s->synced = jget64(in + 40);
-	s->sent_off = jget64(in + 48);
+	s->sent = bigend_get64(in + 32);
+	s->synced = bigend_get64(in + 40);
+	s->sent_off = bigend_get64(in + 48);
 	/* a whole slot that says what cannot be is no slot either */
 	if (s->synced > UINT64_MAX / 2 || s->sent > UINT64_MAX / 2 ||
 	    s->sent_off < JHEAD || s->sent_off > UINT64_MAX / 2)
@@ -96,7 +61,7 @@ seal_key(unsigned char out[SEAL_KEY_LEN], const unsigned char *key,
     uint64_t seq, const unsigned char *id)
 {
 	memcpy(out, key, JKEY_LEN);
-	put64(out + JKEY_LEN, seq);
+	bigend_put64(out + JKEY_LEN, seq);
 	memcpy(out + JKEY_LEN + 8, id, JID_LEN);
 }
 
@@ -117,8 +82,8 @@ jframe_make(struct sbuf *sb, const unsigned char key[JKEY_LEN],
 		return rc;
 	}
 	memcpy(head, JFRAME_MAGIC, 4);
-	put32(head + 4, (uint32_t)(sb->len - start - JFRAME_HEAD));
-	put64(head + 8, seq);
+	bigend_put32(head + 4, (uint32_t)(sb->len - start - JFRAME_HEAD));
+	bigend_put64(head + 8, seq);
 	memcpy(head + 24, id, JID_LEN);
 	memcpy(sb->buf + start, head, sizeof(head));
 	jframe_relink((unsigned char *)sb->buf + start, prev);
@@ -128,8 +93,8 @@ jframe_make(struct sbuf *sb, const unsigned char key[JKEY_LEN],
 void
 jframe_relink(unsigned char *p, uint64_t prev)
 {
-	put64(p + 16, prev);
-	put32(p + 40, crc(p, 40));
+	bigend_put64(p + 16, prev);
+	bigend_put32(p + 40, crc(p, 40));
 }
 
 enum jframe
@@ -148,14 +113,14 @@ jframe_read(const unsigned char *p, size_t avail,
 		return JFRAME_SHORT;
 	}
 	if (memcmp(p, JFRAME_MAGIC, 4) != 0 ||
-	    get32(p + 40) != crc(p, 40) ||
-	    (rlen = get32(p + 4)) > LEDGER_VALUE_MAX)
+	    bigend_get32(p + 40) != crc(p, 40) ||
+	    (rlen = bigend_get32(p + 4)) > LEDGER_VALUE_MAX)
 		return JFRAME_BAD;
 	*len = JFRAME_HEAD + rlen;
 	if (avail < *len)
 		return JFRAME_SHORT;
-	*seq = jget64(p + 8);
-	*prev = jget64(p + 16);
+	*seq = bigend_get64(p + 8);
+	*prev = bigend_get64(p + 16);
 	memcpy(id, p + 24, JID_LEN);
 	seal_key(sk, key, *seq, id);
 	if (*seq == 0 || *seq > UINT64_MAX / 2 || *prev >= *seq ||
@@ -172,7 +137,7 @@ jframe_hash(const struct arrival *a, uint32_t *hash)
 
 	if (ledger_msgid_hash(a, h) != 0)
 		return -1;
-	*hash = get32(h);
+	*hash = bigend_get32(h);
 	return 0;
 }
 

@@ -144,8 +144,6 @@ enum jframe jframe_read(const unsigned char *p, size_t avail,
 	    uint64_t *prev, unsigned char id[JID_LEN], struct arrival *a);
 /* jframe_hash - the first 4 bytes of a's Message-ID hash; -1 no memory */
 int	jframe_hash(const struct arrival *a, uint32_t *hash);
-/* jget64 - the big-endian number of 8 bytes at p */
-uint64_t jget64(const unsigned char *p);
 /* jlmdb_probe - whether the n bytes at p begin an LMDB data file */
 int	jlmdb_probe(const unsigned char *p, size_t n);
 

@@ -37,6 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bigend.h"
 #include "ledger-int.h"		/* ledger_msgid_hash() */
 #include "pg-journal-int.h"
 
@@ -427,8 +428,7 @@ journal_each_msgid(struct journal *j, const unsigned char msgid[32],
 {
 	struct journal_entry *e;
 	unsigned char *buf, hash[32];
-	uint32_t want = (uint32_t)msgid[0] << 24 | (uint32_t)msgid[1] << 16 |
-	    (uint32_t)msgid[2] << 8 | msgid[3];
+	uint32_t want = bigend_get32(msgid);
 	size_t i;
 	int rc = 0;
 

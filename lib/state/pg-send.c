@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bigend.h"
 #include "ledger-codec.h"
 #include "ledger-int.h"	/* ledger_msgid_hash() */
 #include "pg-int.h"
@@ -198,8 +199,7 @@ lock_message_ids(struct batch *b, const struct journal_entry *e, size_t n)
 			pa_err_set(b->err, "%s", pa_strerror(PA_ENOMEM));
 			return PA_ENOMEM;
 		}
-		keys[m++] = (int32_t)((uint32_t)hash[0] << 24 |
-		    (uint32_t)hash[1] << 16 | (uint32_t)hash[2] << 8 | hash[3]);
+		keys[m++] = (int32_t)bigend_get32(hash);
 	}
 	qsort(keys, m, sizeof(*keys), cmp_key);
 	list[o++] = '{';
