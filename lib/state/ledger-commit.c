@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "arrival.h"
-#include "bigend.h"
+#include "base.h"
 #include "ledger-codec.h"
 #include "ledger-int.h"
 

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "bigend.h"
+#include "base.h"
 #include "ledger-codec.h"
 #include "ledger-int.h"
 

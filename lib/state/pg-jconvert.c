@@ -26,7 +26,7 @@
 
 #include <lmdb.h>
 
-#include "bigend.h"
+#include "base.h"
 #include "pg-journal-int.h"
 
 #define OLD_MAPSIZE	((size_t)256 << 20)	/* the old journal's map */

@@ -10,7 +10,7 @@
 
 #include <zlib.h>
 
-#include "bigend.h"
+#include "base.h"
 #include "ledger-int.h"		/* ledger_msgid_hash() */
 #include "pg-journal-int.h"
 

@@ -37,7 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bigend.h"
+#include "base.h"
 #include "ledger-int.h"		/* ledger_msgid_hash() */
 #include "pg-journal-int.h"
 

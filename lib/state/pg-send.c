@@ -28,7 +28,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bigend.h"
+#include "base.h"
 #include "ledger-codec.h"
 #include "ledger-int.h"	/* ledger_msgid_hash() */
 #include "pg-int.h"
