@@ -511,7 +511,8 @@ main(int argc, char **argv)
 	mlog(LOG_LEVEL_INFO, "stopped");
 out:
 	metrics_stop();
-	pidfile_remove();
+	if (pidfile_remove(&err) != 0)
+		mlog(LOG_LEVEL_WARNING, "%s", err.msg);
 	config_release(&cf);
 	return rc;
 }

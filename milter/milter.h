@@ -143,11 +143,12 @@ const char	*setup_socket_path(const char *spec);
  * root and owner (a symbolic link at path is refused when it is opened);
  * pidfile_write - path made or rewritten with our process ID, without
  * following a link, locked while the milter runs; pidfile_remove - at
- * the end
+ * the end, or emptied when its folder does not let us remove it; -1 with
+ * err set when it still names us
  */
 int	pidfile_check(const char *path, uid_t owner, struct pa_err *);
 int	pidfile_write(const char *path, uid_t owner, struct pa_err *);
-void	pidfile_remove(void);
+int	pidfile_remove(struct pa_err *);
 
 /*
  * safedir.c: safedir_check - 0 when root may make files in the folder dir
