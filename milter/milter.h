@@ -126,16 +126,17 @@ struct runas {
 };
 
 /*
- * setup.c: setup_load - the configuration file with the socket given on
- * the command line (or NULL) in cf, UserID in ra, and every problem that
+ * setup.c: setup_load - the configuration file with the socket and the
+ * PidFile given on the command line (or NULL) in cf, UserID in ra, and
+ * every problem that
  * would stop the milter or leave it unable to work in problems ("FILE:LINE:
  * Key value: why" lines); 0 when there is none.  check_only (-n) adds
  * what the milter starts without: a StateDatabase it cannot reach.
  * setup_socket_path - the file of a local socket spec, or NULL.
  */
 int		 setup_load(const char *file, const char *socket_arg,
-		    int check_only, struct pa_config *, struct runas *,
-		    struct sbuf *problems);
+		    const char *pid_arg, int check_only, struct pa_config *,
+		    struct runas *, struct sbuf *problems);
 const char	*setup_socket_path(const char *spec);
 
 /*

@@ -318,13 +318,16 @@ pidconf() {
 	    "IndexPath $T/$1/ix" "PidFile $2" "$root" \
 	    "StateFile $T/$1/state.mdb" >"$T/$1/conf"
 }
-# start_pid NAME PIDFILE: the milter of pidconf NAME in the background
-# (mpid), its log in $T/NAME/log; wait until it has written PIDFILE
+# start_pid NAME PIDFILE [ARG...]: the milter of pidconf NAME in the
+# background (mpid), with ARG..., its log in $T/NAME/log; wait until it
+# has written PIDFILE
 start_pid() {
-	"$M" -f -c "$T/$1/conf" >"$T/$1/log" 2>&1 &
+	_name=$1 _pid=$2
+	shift 2
+	"$M" -f -c "$T/$_name/conf" "$@" >"$T/$_name/log" 2>&1 &
 	mpid=$!
 	i=0
-	while [ $i -lt 50 ] && [ ! -s "$2" ]; do
+	while [ $i -lt 50 ] && [ ! -s "$_pid" ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -363,6 +366,23 @@ wait "$mpid"
 expect "SIGTERM: the milter exits 0" 0 $?
 [ ! -e "$T/pid/milter.pid" ]
 ok $? "  and its PidFile is gone"
+
+# -P: the PidFile given on the command line instead of the configuration's
+pidconf given "$T/pid/conf.pid"
+"$M" -n -c "$T/given/conf" -P "$T/nopid/given.pid" >"$T/out" 2>&1
+expect "-n -P with a folder that is not there exits 1" 1 $?
+grep -q "^-P: PidFile $T/nopid/given.pid: its folder: No such file" "$T/out"
+ok $? "  and names -P"
+diag "$T/out"
+start_pid given "$T/pid/given.pid" -P "$T/pid/given.pid"
+expect "-P: the process ID is written there" "$mpid" \
+    "$(cat "$T/pid/given.pid" 2>/dev/null)"
+[ ! -e "$T/pid/conf.pid" ]
+ok $? "  and not to the configuration's PidFile"
+kill -TERM "$mpid"
+wait "$mpid"
+[ ! -e "$T/pid/given.pid" ]
+ok $? "  and removed at the end"
 
 # A PidFile that can be neither removed nor emptied at the end (made
 # immutable while the milter ran): the log says so, once, and what to do.
