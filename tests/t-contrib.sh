@@ -26,7 +26,8 @@
 #             removed, and leaves a milter started by hand alone
 #   agree     the README's Postfix lines, contrib/postfix/main.cf, the
 #             manual's POSTFIX section and the Debian package's Socket
-#             name the same milter
+#             name the same milter; the quick start's packages are those
+#             contrib/quickstart.sh installs
 #
 # Each part is skipped, with the reason, when its tool is missing.
 # Environment: srcdir, PATCHATTEST, PATCHATTEST_MILTER (make check sets
@@ -444,5 +445,17 @@ has "$src/README.md" "    $alt" \
     "agree: the README's local socket is main.cf's ($alt)"
 has "$src/man/patchattest-milter.8.in" "$alt" \
     "agree: so is the manual's"
+# The quick start's sentence "... those of these packages that are
+# missing: `a`, `b` ... and `z`." and quickstart.sh's packages="a b ... z"
+readme_pkgs=$(awk '/^Both install with/ { on = 1 }
+    on { t = t " " $0 } on && /\(apt may/ { exit }
+    END { sub(/.*that are missing: */, "", t); sub(/\. \(apt may.*/, "", t)
+	print t }' "$src/README.md" | grep -o '`[^`]*`' | tr -d '`' | sort)
+qs_pkgs=$(sed -n 's/^packages="\(.*\)"$/\1/p' "$contrib/quickstart.sh" |
+    tr ' ' '\n' | sort)
+[ -n "$qs_pkgs" ]
+ok $? "agree: contrib/quickstart.sh names its packages"
+expect "agree: the quick start names the packages quickstart.sh installs" \
+    "$(echo $qs_pkgs)" "$(echo $readme_pkgs)"
 
 tap_end
