@@ -2,7 +2,8 @@
 /*
  * patchattest-milter - marks patch mail with its attestation verdict.
  *
- * usage: patchattest-milter [-c CONF] [-p SOCKET] [-f] [-n] [-V] [-h]
+ * usage: patchattest-milter [-c CONF] [-p SOCKET] [-P PIDFILE] [-f] [-n] [-V]
+ *     [-h]
  *
  * Start-up order matters: the socket is opened while we may still bind
  * privileged places, then the process leaves the terminal, then it drops
@@ -49,6 +50,7 @@
 struct options {
 	const char	*config;
 	const char	*socket;
+	const char	*pid_file;
 	int		 foreground;
 	int		 check_only;
 };
@@ -58,13 +60,16 @@ static int		signal_pipe[2] = { -1, -1 };
 static void
 usage(FILE *to, int status)
 {
-	fprintf(to, "usage: patchattest-milter [-c CONF] [-p SOCKET] [-f] "
-	    "[-n] [-V] [-h]\n");
+	fprintf(to, "usage: patchattest-milter [-c CONF] [-p SOCKET] "
+	    "[-P PIDFILE] [-f] [-n] [-V] [-h]\n");
 	if (to == stdout)
 		printf("\n"
 		    "  -c CONF         the configuration (default %s)\n"
 		    "  -p SOCKET       listen here instead of the "
 		    "configuration's Socket\n"
+		    "  -P PIDFILE      write the process ID here instead of "
+		    "the configuration's\n"
+		    "                  PidFile\n"
 		    "  -f              stay in the foreground, logging to "
 		    "standard error too\n"
 		    "  -n              check the configuration and what "
@@ -89,13 +94,16 @@ parse_options(int argc, char **argv, struct options *o)
 	int ch;
 
 	o->config = PA_CONFIG_FILE;
-	while ((ch = getopt_long(argc, argv, "c:p:fnVh", longopts, NULL)) != -1)
+	while ((ch = getopt_long(argc, argv, "c:p:P:fnVh", longopts, NULL)) != -1)
 		switch (ch) {
 		case 'c':
 			o->config = optarg;
 			break;
 		case 'p':
 			o->socket = optarg;
+			break;
+		case 'P':
+			o->pid_file = optarg;
 			break;
 		case 'f':
 			o->foreground = 1;
@@ -444,7 +452,7 @@ main(int argc, char **argv)
 
 	parse_options(argc, argv, &o);
 	sbuf_init(&problems, 1 << 16);
-	if (setup_load(o.config, o.socket, o.check_only, &cf, &ra,
+	if (setup_load(o.config, o.socket, o.pid_file, o.check_only, &cf, &ra,
 	    &problems) != 0) {
 		fputs(problems.len ? problems.buf : "out of memory\n", stderr);
 		sbuf_release(&problems);
@@ -511,7 +519,8 @@ main(int argc, char **argv)
 	mlog(LOG_LEVEL_INFO, "stopped");
 out:
 	metrics_stop();
-	pidfile_remove();
+	if (pidfile_remove(&err) != 0)
+		mlog(LOG_LEVEL_WARNING, "%s", err.msg);
 	config_release(&cf);
 	return rc;
 }

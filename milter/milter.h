@@ -126,16 +126,17 @@ struct runas {
 };
 
 /*
- * setup.c: setup_load - the configuration file with the socket given on
- * the command line (or NULL) in cf, UserID in ra, and every problem that
+ * setup.c: setup_load - the configuration file with the socket and the
+ * PidFile given on the command line (or NULL) in cf, UserID in ra, and
+ * every problem that
  * would stop the milter or leave it unable to work in problems ("FILE:LINE:
  * Key value: why" lines); 0 when there is none.  check_only (-n) adds
  * what the milter starts without: a StateDatabase it cannot reach.
  * setup_socket_path - the file of a local socket spec, or NULL.
  */
 int		 setup_load(const char *file, const char *socket_arg,
-		    int check_only, struct pa_config *, struct runas *,
-		    struct sbuf *problems);
+		    const char *pid_arg, int check_only, struct pa_config *,
+		    struct runas *, struct sbuf *problems);
 const char	*setup_socket_path(const char *spec);
 
 /*
@@ -143,11 +144,12 @@ const char	*setup_socket_path(const char *spec);
  * root and owner (a symbolic link at path is refused when it is opened);
  * pidfile_write - path made or rewritten with our process ID, without
  * following a link, locked while the milter runs; pidfile_remove - at
- * the end
+ * the end, or emptied when its folder does not let us remove it; -1 with
+ * err set when it still names us
  */
 int	pidfile_check(const char *path, uid_t owner, struct pa_err *);
 int	pidfile_write(const char *path, uid_t owner, struct pa_err *);
-void	pidfile_remove(void);
+int	pidfile_remove(struct pa_err *);
 
 /*
  * safedir.c: safedir_check - 0 when root may make files in the folder dir

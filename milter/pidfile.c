@@ -86,20 +86,35 @@ pidfile_write(const char *path, uid_t owner, struct pa_err *err)
 	return 0;
 }
 
-void
-pidfile_remove(void)
+int
+pidfile_remove(struct pa_err *err)
 {
 	struct stat a, b;
+	int unlink_errno, rc = 0;
 
 	if (pid_fd < 0)
-		return;
+		return 0;
 	/* Ours still, and not something put at the path since. */
 	if (fstat(pid_fd, &a) == 0 && lstat(pid_path, &b) == 0 &&
 	    a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
-	    unlink(pid_path) != 0)
-		(void)ftruncate(pid_fd, 0);
+	    unlink(pid_path) != 0) {
+		/*
+		 * An empty PidFile names no process: what start-stop-daemon
+		 * and init scripts find there later is not taken for us.
+		 */
+		unlink_errno = errno;
+		if (ftruncate(pid_fd, 0) != 0) {
+			pa_err_set(err, "PidFile %s could be neither removed "
+			    "(%s) nor emptied (%s): it still names process "
+			    "%ld, this milter, which has stopped; remove it "
+			    "by hand", pid_path, strerror(unlink_errno),
+			    strerror(errno), (long)getpid());
+			rc = -1;
+		}
+	}
 	close(pid_fd);
 	pid_fd = -1;
 	free(pid_path);
 	pid_path = NULL;
+	return rc;
 }

@@ -35,6 +35,7 @@
 struct origin {
 	const char		*file;
 	const char		*socket_arg;	/* -p, or NULL */
+	const char		*pid_arg;	/* -P, or NULL */
 	const struct pa_config	*cf;
 	const struct runas	*ra;
 	struct sbuf		*problems;
@@ -46,7 +47,7 @@ struct setting {
 	const char	*key;
 	const char	*value;		/* NULL: the message names the key */
 	unsigned long	 line;		/* 0: the default */
-	int		 from_arg;	/* given with -p */
+	char		 from_arg;	/* given with -p or -P: 'p', 'P'; or 0 */
 };
 
 /* setting - key with value, on the line of its (first) value */
@@ -55,7 +56,10 @@ setting(const struct origin *o, const char *key, const char *value)
 {
 	struct setting set = { key, value, config_key_line(o->cf, key), 0 };
 
-	set.from_arg = strcmp(key, "Socket") == 0 && o->socket_arg != NULL;
+	if (strcmp(key, "Socket") == 0 && o->socket_arg != NULL)
+		set.from_arg = 'p';
+	else if (strcmp(key, "PidFile") == 0 && o->pid_arg != NULL)
+		set.from_arg = 'P';
 	return set;
 }
 
@@ -71,7 +75,7 @@ problem(const struct origin *o, const struct setting *set,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (set->from_arg)
-		sbuf_addstr(o->problems, "-p");
+		sbuf_addf(o->problems, "-%c", set->from_arg);
 	else if (set->line > 0)
 		sbuf_addf(o->problems, "%s:%lu", o->file, set->line);
 	else
@@ -399,11 +403,13 @@ check_paths(const struct origin *o)
 }
 
 int
-setup_load(const char *file, const char *socket_arg, int check_only,
-    struct pa_config *cf, struct runas *ra, struct sbuf *problems)
+setup_load(const char *file, const char *socket_arg, const char *pid_arg,
+    int check_only, struct pa_config *cf, struct runas *ra,
+    struct sbuf *problems)
 {
-	struct origin o = { file, socket_arg, cf, ra, problems, check_only };
-	char *sock;
+	struct origin o = { file, socket_arg, pid_arg, cf, ra, problems,
+	    check_only };
+	char *sock, *pid;
 
 	if (config_init(cf) != 0)
 		return -1;
@@ -414,6 +420,12 @@ setup_load(const char *file, const char *socket_arg, int check_only,
 			return -1;
 		free(cf->socket);
 		cf->socket = sock;
+	}
+	if (pid_arg != NULL) {
+		if ((pid = strdup(pid_arg)) == NULL)
+			return -1;
+		free(cf->pid_file);
+		cf->pid_file = pid;
 	}
 	if (cf->user_id != NULL)
 		lookup_user(&o, cf->user_id, ra);

@@ -20,9 +20,14 @@
 #             clone's and leaves it as it was, checks the new tip's
 #             signature when asked, and without a clone says that there
 #             is nothing to pull and succeeds
+#   init      the Debian package's init script starts the milter (once),
+#             reports it, reloads it (not with a bad configuration), stops
+#             it and removes /run/patchattest, also with the program
+#             removed, and leaves a milter started by hand alone
 #   agree     the README's Postfix lines, contrib/postfix/main.cf, the
 #             manual's POSTFIX section and the Debian package's Socket
-#             name the same milter
+#             name the same milter; the quick start's packages are those
+#             contrib/quickstart.sh installs
 #
 # Each part is skipped, with the reason, when its tool is missing.
 # Environment: srcdir, PATCHATTEST, PATCHATTEST_MILTER (make check sets
@@ -306,6 +311,112 @@ else
 	    "$(cat "$T/pull6.out")"
 fi
 
+# --- init ----------------------------------------------------------------
+# The Debian package's init script, word for word but for its paths (the
+# built milter, a configuration on a free port, /run/patchattest in the
+# work directory).  As root the milter becomes nobody, as the package's
+# becomes patchattest: it cannot remove its PidFile from root's folder.
+if ! command -v start-stop-daemon >/dev/null 2>&1 ||
+    [ ! -f /lib/lsb/init-functions ]; then
+	skip "init" "start-stop-daemon or /lib/lsb/init-functions is missing"
+elif [ ! -x "${PATCHATTEST_MILTER:-}" ]; then
+	skip "init" "PATCHATTEST_MILTER names no program"
+else
+	I=$T/init
+	mkdir -p "$I/bin" "$I/run" "$I/state"
+	cp "$PATCHATTEST_MILTER" "$I/bin/patchattest-milter"
+	port=$(free_port)
+	{
+		echo "Socket inet:$port@127.0.0.1"
+		echo "Syslog no"
+		echo "IndexPath $I/state/index"
+		echo "StateFile $I/state/state.mdb"
+	} >"$I/pa.conf"
+	if [ "$(id -u)" -eq 0 ]; then
+		chmod 755 "$T" && chown nobody "$I/state" &&
+		    echo "UserID nobody" >>"$I/pa.conf"
+		setup $? "init: a folder for the user nobody" /dev/null
+	fi
+	# init_script NAME DAEMON: the script as $I/NAME, running DAEMON
+	init_script() {
+		sed -e "s|^DAEMON=.*|DAEMON=$2|" \
+		    -e "s|^CONF=.*|CONF=$I/pa.conf|" \
+		    -e "s|^RUNDIR=.*|RUNDIR=$I/run/patchattest|" \
+		    "$contrib/debian/patchattest.patchattest-milter.init" \
+		    >"$I/$1" && chmod +x "$I/$1"
+	}
+	init_script init "$PATCHATTEST_MILTER"
+	S=$I/init
+	pidf=$I/run/patchattest/patchattest-milter.pid
+
+	"$S" status >"$I/out" 2>&1
+	expect "init: status, stopped: exit 3" 3 $?
+	"$S" start >"$I/out" 2>&1
+	st=$?
+	ok $st "init: start exits 0"
+	[ $st -eq 0 ] || diag "$I/out"
+	pid=$(cat "$pidf" 2>/dev/null)
+	[ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = patchattest-mil ]
+	ok $? "init: the PidFile names the running milter ($pid)"
+	wait_port 127.0.0.1 "$port" 10
+	ok $? "init: it listens on its socket"
+	"$S" status >"$I/out" 2>&1
+	ok $? "init: status, running: exit 0"
+	grep -q "patchattest-milter is running (process $pid)" "$I/out"
+	ok $? "init: status names the process"
+	"$S" start >"$I/out" 2>&1
+	ok $? "init: start again exits 0"
+	expect "init: and starts no second milter" "$pid" "$(cat "$pidf")"
+	echo "NoSuchKey yes" >>"$I/pa.conf"
+	"$S" reload >"$I/out" 2>&1
+	expect "init: reload with a bad configuration exits 1" 1 $?
+	grep -q "NoSuchKey" "$I/out"
+	ok $? "init: and says what is wrong"
+	sed -i '/^NoSuchKey /d' "$I/pa.conf"
+	kill -0 "$pid" 2>/dev/null
+	ok $? "init: the milter runs on"
+	"$S" reload >"$I/out" 2>&1
+	ok $? "init: reload exits 0"
+	"$S" stop >"$I/out" 2>&1
+	ok $? "init: stop exits 0"
+	! kill -0 "$pid" 2>/dev/null
+	ok $? "init: the milter is gone"
+	port_free "$port"
+	ok $? "init: and its socket with it"
+	[ ! -e "$I/run/patchattest" ]
+	ok $? "init: /run/patchattest is removed with the PidFile"
+	"$S" stop >"$I/out" 2>&1
+	ok $? "init: stop, stopped: exit 0"
+
+	# A package removed without its prerm stopping the milter: the
+	# program is gone, stop still stops it; start says it is not there.
+	init_script gone "$I/bin/patchattest-milter"
+	"$I/gone" start >"$I/out" 2>&1
+	setup $? "init: start a copy of the milter" "$I/out"
+	pid=$(cat "$pidf")
+	rm "$I/bin/patchattest-milter"
+	"$I/gone" stop >"$I/out" 2>&1
+	ok $? "init: stop, the program removed: exit 0"
+	! kill -0 "$pid" 2>/dev/null && port_free "$port"
+	ok $? "init: the milter of a removed program is stopped"
+	"$I/gone" start >"$I/out" 2>&1
+	ok $? "init: start, the program removed: exit 0"
+	grep -q "is not installed" "$I/out" && [ ! -e "$pidf" ]
+	ok $? "init: it says so and starts nothing"
+
+	# A milter started by hand, with a PidFile of its own, is not the
+	# script's.
+	mkdir -m 755 "$I/hand"
+	"$PATCHATTEST_MILTER" -c "$I/pa.conf" -P "$I/hand/m.pid" >"$I/out" 2>&1
+	setup $? "init: a milter started by hand" "$I/out"
+	wait_port 127.0.0.1 "$port" 10
+	pid=$(cat "$I/hand/m.pid")
+	"$S" stop >"$I/out" 2>&1
+	kill -0 "$pid" 2>/dev/null
+	ok $? "init: stop leaves a milter started by hand running"
+	milter_stop "$pid"
+fi
+
 # --- agree ---------------------------------------------------------------
 # One default from end to end: the Debian package's Socket (libmilter's
 # inet:PORT@HOST) is what the README, contrib/postfix/main.cf and the
@@ -334,5 +445,17 @@ has "$src/README.md" "    $alt" \
     "agree: the README's local socket is main.cf's ($alt)"
 has "$src/man/patchattest-milter.8.in" "$alt" \
     "agree: so is the manual's"
+# The quick start's sentence "... those of these packages that are
+# missing: `a`, `b` ... and `z`." and quickstart.sh's packages="a b ... z"
+readme_pkgs=$(awk '/^Both install with/ { on = 1 }
+    on { t = t " " $0 } on && /\(apt may/ { exit }
+    END { sub(/.*that are missing: */, "", t); sub(/\. \(apt may.*/, "", t)
+	print t }' "$src/README.md" | grep -o '`[^`]*`' | tr -d '`' | sort)
+qs_pkgs=$(sed -n 's/^packages="\(.*\)"$/\1/p' "$contrib/quickstart.sh" |
+    tr ' ' '\n' | sort)
+[ -n "$qs_pkgs" ]
+ok $? "agree: contrib/quickstart.sh names its packages"
+expect "agree: the quick start names the packages quickstart.sh installs" \
+    "$(echo $qs_pkgs)" "$(echo $readme_pkgs)"
 
 tap_end

@@ -3,12 +3,15 @@
  * t-journal - the local journal of StateDatabase (lib/state/pg-journal*)
  * on real files, without a database: entries put, taken and removed
  * across a restart, found again by Message-ID, and cut back; puts from
- * threads while entries are sent and the file rewritten.  Damage is
- * t-journal-damage's.
+ * threads while entries are sent and the file rewritten; a put the disk
+ * refuses.  Damage is t-journal-damage's.
  */
 #include "config.h"
 
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+
+#include <linux/fs.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -286,6 +289,66 @@ test_rewrite(void)
 	free(e);
 }
 
+/* set_immutable - the file at path made immutable or not again: 0 or -1 */
+static int
+set_immutable(const char *path, int on)
+{
+	int fd, flags, rc = -1;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+		flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
+		rc = ioctl(fd, FS_IOC_SETFLAGS, &flags);
+	}
+	close(fd);
+	return rc;
+}
+
+/*
+ * test_refused - a put that the file refuses (made immutable: neither
+ * written nor cut back) fails and says both; once the file takes writes
+ * again, the next put follows the last good one
+ */
+static void
+test_refused(void)
+{
+	struct journal *j;
+	struct journal_entry e[4];
+	struct arrival a;
+	struct pa_err err;
+	uint64_t seq;
+	size_t n;
+
+	if (journal_open(&j, jt_at("refused"), NULL, &err) != 0)
+		return;
+	jt_fill(&a, 0);
+	journal_put(j, &a, &seq, &err);
+	if (set_immutable(jt_at("refused"), 1) != 0) {
+		tap_skip("a put the file refuses: cannot make it immutable "
+		    "(%s)", strerror(errno));
+		journal_close(j);
+		return;
+	}
+	jt_fill(&a, 1);
+	tap_check(journal_put(j, &a, &seq, &err) == PA_ERROR &&
+	    strstr(err.msg, ": Operation not permitted, nor cut off the part "
+	    "written (Operation not permitted)") != NULL,
+	    "a put the file refuses fails, and says that it could not be "
+	    "cut back either: %s", err.msg);
+	set_immutable(jt_at("refused"), 0);
+	jt_fill(&a, 2);
+	tap_check_int(journal_put(j, &a, &seq, &err), 0, "... the next put, "
+	    "once it can be written");
+	journal_close(j);
+	if (journal_open(&j, jt_at("refused"), NULL, &err) != 0)
+		return;
+	tap_check(journal_take(j, e, 4, &n, &err) == 0 && n == 2 &&
+	    e[0].seq == 1 && e[1].seq == 2, "... after a restart: the first "
+	    "and the last, one after the other");
+	journal_close(j);
+}
+
 int
 main(void)
 {
@@ -294,6 +357,7 @@ main(void)
 	test_by_msgid();
 	test_threads();
 	test_rewrite();
+	test_refused();
 	jt_done();
 	return tap_done();
 }

@@ -318,6 +318,20 @@ pidconf() {
 	    "IndexPath $T/$1/ix" "PidFile $2" "$root" \
 	    "StateFile $T/$1/state.mdb" >"$T/$1/conf"
 }
+# start_pid NAME PIDFILE [ARG...]: the milter of pidconf NAME in the
+# background (mpid), with ARG..., its log in $T/NAME/log; wait until it
+# has written PIDFILE
+start_pid() {
+	_name=$1 _pid=$2
+	shift 2
+	"$M" -f -c "$T/$_name/conf" "$@" >"$T/$_name/log" 2>&1 &
+	mpid=$!
+	i=0
+	while [ $i -lt 50 ] && [ ! -s "$_pid" ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
 # a symbolic link at the path: refused, its target untouched
 mkdir -m 755 "$T/pid"
 echo "precious" >"$T/target"
@@ -340,13 +354,7 @@ ok $? "  and -n says why"
 rm "$T/pid/milter.pid"
 pidconf good "$T/pid/milter.pid"
 pidconf second "$T/pid/milter.pid"
-"$M" -f -c "$T/good/conf" >"$T/good/log" 2>&1 &
-mpid=$!
-i=0
-while [ $i -lt 50 ] && [ ! -s "$T/pid/milter.pid" ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+start_pid good "$T/pid/milter.pid"
 expect "the PidFile holds the milter's process ID" "$mpid" \
     "$(cat "$T/pid/milter.pid" 2>/dev/null)"
 "$M" -f -c "$T/second/conf" >"$T/out" 2>&1
@@ -359,17 +367,50 @@ expect "SIGTERM: the milter exits 0" 0 $?
 [ ! -e "$T/pid/milter.pid" ]
 ok $? "  and its PidFile is gone"
 
+# -P: the PidFile given on the command line instead of the configuration's
+pidconf given "$T/pid/conf.pid"
+"$M" -n -c "$T/given/conf" -P "$T/nopid/given.pid" >"$T/out" 2>&1
+expect "-n -P with a folder that is not there exits 1" 1 $?
+grep -q "^-P: PidFile $T/nopid/given.pid: its folder: No such file" "$T/out"
+ok $? "  and names -P"
+diag "$T/out"
+start_pid given "$T/pid/given.pid" -P "$T/pid/given.pid"
+expect "-P: the process ID is written there" "$mpid" \
+    "$(cat "$T/pid/given.pid" 2>/dev/null)"
+[ ! -e "$T/pid/conf.pid" ]
+ok $? "  and not to the configuration's PidFile"
+kill -TERM "$mpid"
+wait "$mpid"
+[ ! -e "$T/pid/given.pid" ]
+ok $? "  and removed at the end"
+
+# A PidFile that can be neither removed nor emptied at the end (made
+# immutable while the milter ran): the log says so, once, and what to do.
+pidconf frozen "$T/pid/milter.pid"
+start_pid frozen "$T/pid/milter.pid"
+if ! chattr +i "$T/pid/milter.pid" 2>"$T/out"; then
+	kill -TERM "$mpid"
+	wait "$mpid"
+	skip "a PidFile that cannot be removed or emptied" \
+	    "chattr +i: $(cat "$T/out")"
+else
+	kill -TERM "$mpid"
+	wait "$mpid"
+	st=$?
+	chattr -i "$T/pid/milter.pid"
+	expect "a PidFile it cannot remove or empty: the milter exits 0" 0 $st
+	said=$(grep -c "PidFile $T/pid/milter.pid could be neither removed (Operation not permitted) nor emptied (Operation not permitted): it still names process $mpid, this milter, which has stopped; remove it by hand" \
+	    "$T/frozen/log")
+	expect "  and the log says so, once, with the reasons" 1 "$said"
+	[ "$said" = 1 ] || diag "$T/frozen/log"
+	rm -f "$T/pid/milter.pid"
+fi
+
 # --- a configuration that is no file, on reload ---------------------------
 # /dev/zero never ends: the reload is refused, the milter serves on and
 # still stops on SIGTERM
 pidconf zero "$T/zero/milter.pid"
-"$M" -f -c "$T/zero/conf" >"$T/zero/log" 2>&1 &
-mpid=$!
-i=0
-while [ $i -lt 50 ] && [ ! -s "$T/zero/milter.pid" ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+start_pid zero "$T/zero/milter.pid"
 mv "$T/zero/conf" "$T/zero/conf.real"
 ln -s /dev/zero "$T/zero/conf"
 kill -HUP "$mpid"

@@ -11,10 +11,12 @@
 #             holding a key and the damaged bytes an outbox set aside,
 #             and names what it kept, as it names the
 #             admin's key folder left in /etc/patchattest; with nothing of
-#             the admin's left the folders go too
+#             the admin's left the folders go too; /run/patchattest goes
+#             with an emptied PidFile, not with one that names a process
 #   postinst  configure says that it did not start the milter, why, and
 #             the command that starts it, when systemd does not run
-#             (no /run/systemd/system), and says nothing of it when it does
+#             (no /run/systemd/system) and the init script does not run
+#             it either, and says nothing of it when one of them does
 #
 # Environment: srcdir, PATCHATTEST, PATCHATTEST_MILTER (make check sets
 # them).  PATCHATTEST_KEEP=1 keeps the work directory.
@@ -141,14 +143,33 @@ else
 	ok $? "purge: a second purge, with $var gone, exits 0"
 fi
 
+# The init script's /run/patchattest, after its milter was stopped with
+# kill (the PidFile emptied), or while it runs on (its PidFile names it).
+R=$T/run
+mkdir -p "$R/run/patchattest" && : >"$R/run/patchattest/patchattest-milter.pid"
+setup $? "purge: /run/patchattest with an emptied PidFile" /dev/null
+postrm "$R" purge
+ok $? "purge: postrm purge exits 0"
+[ ! -e "$R/run/patchattest" ]
+ok $? "purge: /run/patchattest with an emptied PidFile is gone"
+mkdir -p "$R/run/patchattest" &&
+    echo 4321 >"$R/run/patchattest/patchattest-milter.pid"
+postrm "$R" purge
+[ -s "$R/run/patchattest/patchattest-milter.pid" ]
+ok $? "purge: a PidFile that names a process stays"
+
 # --- postinst ------------------------------------------------------------
 # The commands the postinst runs, as stubs that report the user, Postfix
-# and the override there, so that nothing of this machine changes.
+# and the override there, so that nothing of this machine changes;
+# invoke-rc.d's status says that the init script's milter does not run
+# (3), or does when $T/running is there.
 mkdir "$T/bin"
 for c in getent id dpkg-statoverride adduser chown chmod; do
 	printf '#!/bin/sh\necho postfix patchattest\n' >"$T/bin/$c"
 	chmod +x "$T/bin/$c"
 done
+printf '#!/bin/sh\n[ -e "%s/running" ] || exit 3\n' "$T" >"$T/bin/invoke-rc.d"
+chmod +x "$T/bin/invoke-rc.d"
 R=$T/nosystemd
 mkdir -p "$R"
 PATH=$T/bin:$PATH DPKG_ROOT=$R sh "$deb/patchattest.postinst" configure \
@@ -159,11 +180,16 @@ grep -q '^patchattest: the milter was not started: systemd is not running' \
 ok $? "postinst: it says that the milter was not started"
 grep -q '(no /run/systemd/system)' "$R.out"
 ok $? "postinst: and why"
-cmd=$(sed -n 's/^ExecStart=\(.*\) -f \(-c .*\)/\1 \2/p' \
-    "$srcdir/contrib/systemd/patchattest-milter.service")
-grep -qxF "    $cmd" "$R.out"
-ok $? "postinst: and the unit's command that starts it ($cmd)"
+grep -qxF "    service patchattest-milter start" "$R.out"
+ok $? "postinst: and the command that starts it with the init script"
 diag "$R.out"
+: >"$T/running"
+PATH=$T/bin:$PATH DPKG_ROOT=$R sh "$deb/patchattest.postinst" configure \
+    >"$R.out" 2>&1
+ok $? "postinst: configure exits 0 without systemd, the init script's milter running"
+grep -q 'not started' "$R.out"
+expect "postinst: then it says nothing of starting" 1 $?
+rm "$T/running"
 R=$T/systemd
 mkdir -p "$R/run/systemd/system"
 PATH=$T/bin:$PATH DPKG_ROOT=$R sh "$deb/patchattest.postinst" configure \

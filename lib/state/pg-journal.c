@@ -197,7 +197,7 @@ append(struct journal *j, const struct sbuf *sb, uint32_t hash,
     struct pa_err *err)
 {
 	struct jent e = { j->next_seq, j->end, (uint32_t)sb->len, hash };
-	int rc;
+	int rc, saved;
 
 	if (j->count >= JOURNAL_RING ||
 	    j->end - j->h.sent_off + sb->len > JOURNAL_CAP)
@@ -206,8 +206,19 @@ append(struct journal *j, const struct sbuf *sb, uint32_t hash,
 	if (jring_add(j, &e) != 0)
 		return nomem(err);
 	if (jpwrite(j->fd, sb->buf, sb->len, j->end) != 0) {
-		rc = jfail(j, err, "cannot write to", NULL);
-		(void)ftruncate(j->fd, (off_t)j->end);	/* no torn frame */
+		saved = errno;
+		/* No torn frame: the next one is written where it began. */
+		if (ftruncate(j->fd, (off_t)j->end) != 0) {
+			pa_err_set(err, "cannot write to the journal of arrival "
+			    "records at %s: %s, nor cut off the part written "
+			    "(%s), which its next reading may set aside as "
+			    "damaged bytes", j->path, strerror(saved),
+			    strerror(errno));
+			rc = PA_ERROR;
+		} else {
+			errno = saved;
+			rc = jfail(j, err, "cannot write to", NULL);
+		}
 		j->count--;
 		j->live--;
 		return rc;
