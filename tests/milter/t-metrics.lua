@@ -1,14 +1,17 @@
 -- SPDX-License-Identifier: BSD-2-Clause
 -- t-metrics.lua - the Prometheus endpoint counts the mail as it went: a
 -- pass with one forged field, a tampered patch, an unattested patch
--- deferred under AttestationWait, mail that is no patch (not counted)
--- and, with patatt (PATATT set), seed 002 signed, and signed then
--- tampered.  Every series that moved moved by what the mail says, and no
--- other; the decision latency histogram counts each decided message;
--- StateFile's size is the file's, its bytes in use fewer, its bound
--- StateMaxSize.  A patch sent twice under one Message-ID and another
--- under it too count one copy the same as the first and one differing.
--- Any other path is 404, any other method 405.
+-- deferred under AttestationWait (scheme none: no scheme attested it),
+-- mail that is no patch (not counted) and, with patatt (PATATT set),
+-- seed 002 signed, signed then tampered, and signed with a b= that is no
+-- Base64 (a signature of a known algorithm that is none).  Every series
+-- that moved moved by what the mail says, and no other; the series of
+-- messages and signatures served are those that can occur, each of them
+-- and no other; the decision latency histogram counts each decided
+-- message; StateFile's size is the file's, its bytes in use fewer, its
+-- bound StateMaxSize.  A patch sent twice under one Message-ID and
+-- another under it too count one copy the same as the first and one
+-- differing.  Any other path is 404, any other method 405.
 --   METRICS  the endpoint's URL (http://127.0.0.1:PORT)
 --   SCRAPE   where the last scrape is left, for promtool and the
 --            dashboard's check (and the files of curl and the clients)
@@ -63,6 +66,68 @@ local function sh(cmd)
 	local line = p:read("l")
 	p:close()
 	return line
+end
+
+-- The series of messages and of patatt signatures that can occur: a
+-- message no scheme attested is scheme none, and v0.1 never says none;
+-- a signature is never unsigned-by-signer (a message's verdict), only
+-- an OpenPGP one untrusted, and one of an unknown algorithm none or
+-- temperror (its signatures could not be read).
+local function possible()
+	local verdicts = { "pass", "stale", "uidmismatch", "untrusted",
+	    "nokey", "fail", "unsigned-by-signer", "none", "temperror" }
+	local can = {}
+	local function allow(fmt, but)
+		for _, v in ipairs(verdicts) do
+			if not but[v] then
+				can[fmt:format(v)] = true
+			end
+		end
+	end
+	local everything_but = function(...)
+		local t = {}
+		for _, v in ipairs({ ... }) do
+			t[v] = true
+		end
+		return t
+	end
+	allow('patchattest_messages_total{result="%s",scheme="none"}',
+	    everything_but("pass", "stale", "uidmismatch", "untrusted",
+	    "nokey", "fail"))
+	allow('patchattest_messages_total{result="%s",scheme="v0.1"}',
+	    everything_but("none"))
+	allow('patchattest_messages_total{result="%s",scheme="patatt"}', {})
+	local sig = 'patchattest_patatt_signatures_total{algorithm="%s",' ..
+	    'result="%%s"}'
+	for _, a in ipairs({ "ed25519-sha256", "openssh-sha256" }) do
+		allow(sig:format(a), everything_but("unsigned-by-signer",
+		    "untrusted"))
+	end
+	allow(sig:format("openpgp-sha256"),
+	    everything_but("unsigned-by-signer"))
+	allow(sig:format("unknown"), everything_but("pass", "stale",
+	    "uidmismatch", "untrusted", "nokey", "fail",
+	    "unsigned-by-signer"))
+	return can
+end
+
+-- served_as_possible(samples): the series of messages and signatures are
+-- those that can occur, each of them and no other
+local function served_as_possible(samples)
+	local can, n = possible(), 0
+	for series in pairs(samples) do
+		if series:match("^patchattest_messages_total{") or
+		    series:match("^patchattest_patatt_signatures_total{") then
+			check(can[series], "%s is served: it cannot occur",
+			    series)
+			n = n + 1
+		end
+	end
+	for series in pairs(can) do
+		check(samples[series] ~= nil, "%s is not served", series)
+	end
+	check(n == 44, "%d series of messages and signatures, not 20 and 24",
+	    n)
 end
 
 -- hold_connections(conn): clients that open 24 connections, send half a
@@ -134,6 +199,7 @@ run(function()
 	-- once the milter listens, so does the endpoint (bound before)
 	local conn = connect()
 	local before = scrape()
+	served_as_possible(before)
 
 	local msg = add_header(mail("p1"), 2, "X-Patch-Attested",
 	    "pass; attid=2a02abe0-215cf3f1-2acb5798")
@@ -146,7 +212,7 @@ run(function()
 	local want = {
 		[messages("pass", "v0.1")] = 1,
 		[messages("fail", "v0.1")] = 1,
-		[messages("none", "v0.1")] = 1,
+		[messages("none", "none")] = 1,
 		['patchattest_actions_total{action="accept"}'] = 2,
 		['patchattest_actions_total{action="tempfail"}'] = 1,
 		["patchattest_awaiting_document_total"] = 1,
@@ -158,18 +224,30 @@ run(function()
 		expect_accepted(send(conn, mail("patatt")), "signed seed 002")
 		expect_accepted(send(conn, mail("patatt-fail")),
 		    "signed and tampered")
+		msg = mail("patatt")
+		for _, h in ipairs(msg.headers) do
+			if h[1]:lower() == "x-developer-signature" then
+				h[2] = h[2]:gsub("b=[^;]*$", "b=!!!")
+			end
+		end
+		expect_accepted(send(conn, msg), "signed, b= no Base64")
 		-- seed 002 is attested too: patatt's pass is the verdict;
-		-- its diff changed contradicts the document first
+		-- its diff changed contradicts the document first; the
+		-- signature that cannot be read is none, and the document's
+		-- pass the verdict
 		want[messages("pass", "patatt")] = 1
 		want[messages("fail", "v0.1")] = 2
+		want[messages("pass", "v0.1")] = 2
 		want['patchattest_patatt_signatures_total{' ..
 		    'algorithm="ed25519-sha256",result="pass"}'] = 1
 		want['patchattest_patatt_signatures_total{' ..
 		    'algorithm="ed25519-sha256",result="fail"}'] = 1
-		want['patchattest_actions_total{action="accept"}'] = 4
-		want["patchattest_decision_duration_seconds_count"] = 5
+		want['patchattest_patatt_signatures_total{' ..
+		    'algorithm="ed25519-sha256",result="none"}'] = 1
+		want['patchattest_actions_total{action="accept"}'] = 5
+		want["patchattest_decision_duration_seconds_count"] = 6
 		want['patchattest_decision_duration_seconds_bucket{' ..
-		    'le="+Inf"}'] = 5
+		    'le="+Inf"}'] = 6
 	end
 	local after = scrape()
 	moved(before, after, want, "after the mail")
