@@ -11,7 +11,10 @@
 -- message; StateFile's size is the file's, its bytes in use fewer, its
 -- bound StateMaxSize.  A patch sent twice under one Message-ID and
 -- another under it too count one copy the same as the first and one
--- differing.  Any other path is 404, any other method 405.
+-- differing.  Any other path is 404, any other method 405.  Eight
+-- clients that trickle a request, a byte a second, hold up no scrape
+-- nor mail, and each is cut at its deadline, 10 seconds after it
+-- connected.
 --   METRICS  the endpoint's URL (http://127.0.0.1:PORT)
 --   SCRAPE   where the last scrape is left, for promtool and the
 --            dashboard's check (and the files of curl and the clients)
@@ -130,48 +133,86 @@ local function served_as_possible(samples)
 	    n)
 end
 
--- hold_connections(conn): clients that open 24 connections, send half a
--- request on each and keep them: the mail of conn is still decided while
--- they do, and once their connections have idled out a scrape is served
-local function hold_connections(conn)
-	local ready = SCRAPE .. ".held"
+-- timed_scrape(): the status of GET /metrics and the seconds it took
+local function timed_scrape()
+	local line = sh(string.format("curl -sS --max-time 20 -o /dev/null " ..
+	    "-w '%%{http_code} %%{time_total}' '%s/metrics' 2>&1", METRICS))
+	local status, took = (line or ""):match("^(%d+) ([%d.]+)$")
+	return status or line, tonumber(took)
+end
+
+-- trickle(conn): eight clients that each send a request a byte a second
+-- and never end it hold up neither a scrape nor the mail of conn, and
+-- each is cut 10 seconds after it connected (METRICS_DEADLINE), though
+-- it never stopped sending
+local function trickle(conn)
+	local out = SCRAPE .. ".trickled"
 	local port = METRICS:match(":(%d+)$")
 	local script = SCRAPE .. ".py"
 	local f = assert(io.open(script, "wb"))
-	f:write([[
-import socket, sys, time
-held = []
-for i in range(24):
-    try:
-        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-        s.send(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
-        held.append(s)
-    except OSError:
-        pass
-open(sys.argv[2], "w").close()
-time.sleep(60)
-]])
+	f:write([==[
+import select, socket, sys, time
+port, out = int(sys.argv[1]), sys.argv[2]
+req = b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 100
+clients = []
+for i in range(8):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.send(req[:1])
+    clients.append({"s": s, "at": time.monotonic(), "end": None})
+open(out + ".ready", "w").close()
+sent = 1
+while any(c["end"] is None for c in clients) and \
+    time.monotonic() - clients[0]["at"] < 30:
+    time.sleep(1)
+    for c in clients:
+        if c["end"] is not None:
+            continue
+        try:
+            if select.select([c["s"]], [], [], 0)[0]:
+                got = c["s"].recv(4096)
+                c["end"] = "answered" if got else "cut"
+            else:
+                c["s"].send(req[sent:sent + 1])
+        except OSError:
+            c["end"] = "cut"
+        if c["end"] is not None:
+            c["after"] = time.monotonic() - c["at"]
+    sent += 1
+with open(out, "w") as f:
+    for c in clients:
+        f.write("%s %.1f\n" % (c["end"] or "held", c.get("after", 0)))
+]==])
 	f:close()
 	local pid = sh(string.format("${PYTHON3:-python3} '%s' %s '%s' " ..
-	    ">/dev/null 2>&1 & echo $!", script, port, ready))
+	    ">/dev/null 2>&1 & echo $!", script, port, out))
 	check(pid ~= nil and pid:match("^%d+$"), "no client started")
 	local ok, err = pcall(function()
-		wait_for(function() return io.open(ready) ~= nil end,
-		    "the clients holding connections")
-		local before = scrape_quietly() or {}
+		wait_for(function() return io.open(out .. ".ready") ~= nil end,
+		    "the trickling clients")
+		sh("sleep 2")	-- each has sent some of its request
+		local status, took = timed_scrape()
+		check(status == "200" and took ~= nil and took < 2,
+		    "a scrape with 8 clients trickling: %s in %s s, not 200 " ..
+		    "within a second or two", show(status), tostring(took))
+		note("a scrape with 8 clients trickling: %.3f s", took)
 		expect_accepted(send(conn, mail("p1")),
-		    "seed 002 while the endpoint is held")
-		local after
-		wait_for(function()
-			after = scrape_quietly()
-			return after ~= nil
-		end, "a scrape once the held connections idled out")
-		check(after[messages("pass", "v0.1")] >=
-		    (before[messages("pass", "v0.1")] or 0) + 1,
-		    "the mail sent while the endpoint was held is not counted")
+		    "seed 002 while the clients trickle")
+		wait_for(function() return io.open(out) ~= nil end,
+		    "the trickling clients' end")
+		local n = 0
+		for line in io.lines(out) do
+			local how, after = line:match("^(%S+) (%S+)$")
+			check(how == "cut" and tonumber(after) >= 9 and
+			    tonumber(after) <= 14, "a trickling client: %s, " ..
+			    "not cut 10 seconds after it connected", line)
+			n = n + 1
+		end
+		check(n == 8, "%d trickling clients, not 8", n)
 	end)
-	sh("kill " .. pid)
+	sh("kill " .. pid .. " 2>/dev/null")
 	check(ok, "%s", tostring(err))
+	check(scrape()[messages("pass", "v0.1")] ~= nil,
+	    "no scrape after the trickling clients")
 end
 
 -- reload_elsewhere(): a reload that moves MetricsListen says that it takes
@@ -313,7 +354,7 @@ run(function()
 		    was[copies:format("differing")] + 1
 	end, "a copy the same and one differing counted")
 
-	hold_connections(conn)
+	trickle(conn)
 	reload_elsewhere()
 	mt.disconnect(conn)
 end)
