@@ -2,6 +2,20 @@
 /*
  * cmd-check.c - "patchattest check": the verdict on patch mails, as the
  * milter would give it.
+ *
+ * A mail is judged as of its arrival here when the arrival records
+ * (StateFile, or StateDatabase) hold it: the first copy of its
+ * Message-ID whose content is its own (as patchattest arrived matches
+ * them), so that a mail of last month gets the verdict the milter gave
+ * it, not one of staleness measured against today.  The first, because
+ * a copy sent again later (by an attacker replaying it, or a list
+ * delivering it twice) brings nothing that had not arrived, signed, by
+ * then, and must not turn its verdict stale; nor can a copy sent later
+ * make an old signature look fresh, as no record is ever dated before
+ * it was written.  A copy with other content under the Message-ID (the
+ * attacker's own version) is not this mail and gives no time.  Any
+ * other mail is judged as of now, and when that made it stale, the
+ * reason says so.
  */
 #include "config.h"
 #include "pa-paths.h"
@@ -22,6 +36,30 @@ static int check_header;
 static int check_mbox;
 static int check_names;		/* --header for more than one message */
 static struct pa_err index_fault;	/* why the index is not consulted */
+static struct ledger *check_records;	/* the arrival records, or NULL */
+static const char *check_unrecorded;	/* ... why not, when NULL */
+
+/* What judges the messages, and what reads one as its record does. */
+struct check_run {
+	struct decider		*dc;
+	struct mailmsg		*m;
+	struct attindex		*ix;
+	struct msghash		 h;
+	struct patchfacts	 pf;
+	struct arrival		 cur;
+};
+
+/*
+ * struct check_clock - the time a message is judged at: the arrival of
+ * the first of the copies recorded with its content (copies of them),
+ * or, with none, now (copies 0, why saying why)
+ */
+struct check_clock {
+	const struct arrival	*cur;
+	time_t			 at;
+	unsigned		 copies;
+	const char		*why;
+};
 
 static const struct cli_opt check_opts[] = {
 	{ "config", 'c', NULL, &check_conf, "FILE",
@@ -42,10 +80,13 @@ const struct cli_cmd cli_cmd_check = {
 	    "the attestation ID, the signer, the reason and, for a mail with\n"
 	    "patatt signatures, each scheme's result (\"-\" for none).  With\n"
 	    "--header, the header the milter would add instead, after a line\n"
-	    "\"==> NAME <==\" when there are several FILEs or --mbox.  FILE \"-\"\n"
-	    "is standard input; a FILE may be up to 64 MiB, and one that holds\n"
-	    "several mails needs --mbox.  Exit status: 0 when every message\n"
-	    "passes, 1 otherwise, 2 on errors.",
+	    "\"==> NAME <==\" when there are several FILEs or --mbox.  A mail\n"
+	    "the StateFile records as arrived (the first copy of its Message-ID\n"
+	    "with its content) is judged as of that arrival, and its reason says\n"
+	    "so; any other as of now, and its reason says so when it is stale.\n"
+	    "FILE \"-\" is standard input; a FILE may be up to 64 MiB, and one\n"
+	    "that holds several mails needs --mbox.  Exit status: 0 when every\n"
+	    "message passes, 1 otherwise, 2 on errors.",
 	.opts = check_opts,
 };
 
@@ -58,17 +99,114 @@ add_field(struct sbuf *line, const char *s)
 }
 
 /*
- * check_line - the plain line: name (escaped), verdict, attid, signer,
- * reason, and with patatt signatures which scheme gave the verdict and
- * each's result
+ * records_open - the arrival records of cfg, or none: none kept (no
+ * StateFile, or none yet: nothing arrived), or records that cannot be
+ * read, said once; then every mail is judged as of now
  */
 static void
-check_line(const char *name, const struct decision *d)
+records_open(const struct pa_config *cfg)
 {
-	struct sbuf line, schemes;
+	struct pa_err err;
+	int rc;
+
+	rc = statedb_ledger_open(&check_records, cfg, 0, NULL, &err);
+	if (rc == 0 && check_records != NULL)
+		return;
+	check_records = NULL;
+	check_unrecorded = "no arrival records are kept here";
+	if (rc != 0 && rc != PA_ENOTFOUND) {
+		cli_warn("%s: mail is judged as of now, not as of its arrival",
+		    err.msg);
+		check_unrecorded = "the arrival records cannot be read";
+	}
+}
+
+/* same_content - fn of the ledger's reads: a copy of the mail's own */
+static int
+same_content(void *arg, const struct arrival *a)
+{
+	struct check_clock *c = arg;
+	unsigned parts;
+
+	if (a->arrived <= 0 ||
+	    arrival_compare(c->cur, a, &parts) == ARRIVAL_DIFFERS)
+		return 0;
+	if (c->copies == 0 || a->arrived < c->at)
+		c->at = a->arrived;
+	c->copies++;
+	return 0;
+}
+
+/* clock_of - the time to judge r's message at (name: for a warning) */
+static void
+clock_of(struct check_run *r, const char *name, struct check_clock *c)
+{
+	struct pa_err err;
+	const char *id;
+	size_t len;
+	int rc;
+
+	c->cur = &r->cur;
+	c->copies = 0;
+	c->why = check_unrecorded;
+	if (check_records != NULL) {
+		c->why = "it has no Message-ID";
+		if ((id = arrival_message_id(r->m, &len)) != NULL && len > 0) {
+			c->why = "no copy with this content arrived here";
+			if ((rc = arrival_from_mail(&r->cur, r->m, &r->h,
+			    &r->pf, &err)) == 0)
+				rc = ledger_by_message_id_bytes(check_records,
+				    id, len, same_content, c, &err);
+			if (rc != 0 && rc != PA_ENOTFOUND) {
+				cli_warn("%s: %s", name, err.msg);
+				c->why = "its arrival could not be read";
+			}
+		}
+	}
+	if (c->copies == 0)
+		c->at = time(NULL);
+}
+
+/*
+ * clock_said - which clock judged d (c), for the reason: always when it
+ * is the arrival's, and when it is now, if the verdict is stale
+ */
+static void
+clock_said(struct sbuf *out, const struct decision *d,
+    const struct check_clock *c)
+{
+	char when[CLI_UTC_MAX];
+
+	if (c->copies == 0 && d->result != VERDICT_STALE)
+		return;
+	cli_utc(when, c->at, 0);
+	if (out->len > 0)
+		sbuf_addstr(out, "; ");
+	if (c->copies == 0)
+		sbuf_addf(out, "as of now, %s: %s", when, c->why);
+	else if (c->copies == 1)
+		sbuf_addf(out, "as of its arrival here, %s", when);
+	else
+		sbuf_addf(out, "as of its arrival here, %s (the first of %u "
+		    "copies with this content)", when, c->copies);
+}
+
+/*
+ * check_line - the plain line: name (escaped), verdict, attid, signer,
+ * reason (with the clock that judged it, c), and with patatt signatures
+ * which scheme gave the verdict and each's result
+ */
+static void
+check_line(const char *name, const struct decision *d,
+    const struct check_clock *c)
+{
+	struct sbuf line, reason, schemes;
 
 	sbuf_init(&line, SBUF_NOMAX);
+	sbuf_init(&reason, SBUF_NOMAX);
 	sbuf_init(&schemes, SBUF_NOMAX);
+	sbuf_addstr(&reason, d->reason);
+	clock_said(&reason, d, c);
 	if (d->has_patatt)
 		sbuf_addf(&schemes, "scheme=%s",
 		    d->scheme == SCHEME_PATATT ? "patatt" : "v0.1");
@@ -79,33 +217,38 @@ check_line(const char *name, const struct decision *d)
 	sbuf_addf(&line, "%s\t%s", name, verdict_name(d->result));
 	add_field(&line, d->attid);
 	add_field(&line, d->signer);
-	add_field(&line, d->reason);
+	add_field(&line, reason.buf);
 	add_field(&line, schemes.buf);
 	printf("%s\n", line.buf);
 	sbuf_release(&line);
+	sbuf_release(&reason);
 	sbuf_release(&schemes);
 }
 
 /*
  * check_one - the verdict on one message, printed under name (escaped:
- * a file name may hold a tab or a line end); its CLI_EXIT_*
+ * a file name may hold a tab or a line end); its CLI_EXIT_*.  With
+ * --header, the header is the one the milter added (judged at the same
+ * time), with nothing of ours in it.
  */
 static int
-check_one(struct decider *dc, struct mailmsg *m, struct attindex *ix,
-    const char *name, const char *data, size_t len)
+check_one(struct check_run *r, const char *name, const char *data,
+    size_t len)
 {
+	struct check_clock c;
 	struct decision d;
 	struct sbuf hdr;
 	int rc;
 
-	if ((rc = mailmsg_parse(m, data, len)) != 0) {
+	if ((rc = mailmsg_parse(r->m, data, len)) != 0) {
 		cli_warn("%s: %s", name, pa_strerror(rc));
 		return CLI_EXIT_ERROR;
 	}
 	/* Folded, a header has no room for the name: it goes before. */
 	if (check_header && check_names)
 		printf("==> %s <==\n", name);
-	if (decide_begin(dc, m, time(NULL)) == PA_ENOPATCH) {
+	clock_of(r, name, &c);
+	if (decide_begin(r->dc, r->m, c.at) == PA_ENOPATCH) {
 		if (check_header)
 			printf("%s: no patch and no signature, no header\n",
 			    name);
@@ -118,14 +261,15 @@ check_one(struct decider *dc, struct mailmsg *m, struct attindex *ix,
 	 * Without an index nor an Archive, only signatures are judged; an
 	 * index that cannot be opened makes what it would judge temperror.
 	 */
-	decide_end(dc, ix, index_fault.msg[0] ? index_fault.msg : NULL, &d);
+	decide_end(r->dc, r->ix, index_fault.msg[0] ? index_fault.msg : NULL,
+	    &d);
 	if (check_header) {
 		sbuf_init(&hdr, 4096);
 		header_verdict(&d, &hdr);
 		printf("X-Patch-Attested: %s\n", hdr.buf);
 		sbuf_release(&hdr);
 	} else
-		check_line(name, &d);
+		check_line(name, &d, &c);
 	if (d.result == VERDICT_TEMPERROR)
 		return CLI_EXIT_ERROR;
 	return d.result == VERDICT_PASS ? CLI_EXIT_OK : CLI_EXIT_NOTPATCH;
@@ -133,8 +277,7 @@ check_one(struct decider *dc, struct mailmsg *m, struct attindex *ix,
 
 /* check_input - every message of one FILE operand; the worst CLI_EXIT_* */
 static int
-check_input(struct decider *dc, struct mailmsg *m, struct attindex *ix,
-    struct cli_input *in, const char *path)
+check_input(struct check_run *r, struct cli_input *in, const char *path)
 {
 	struct sbuf name;
 	const char *msg;
@@ -147,7 +290,7 @@ check_input(struct decider *dc, struct mailmsg *m, struct attindex *ix,
 	while (cli_input_next(in, &msg, &len)) {
 		sbuf_reset(&name);
 		hdrfmt_escaped(&name, in->name.buf, in->name.len);
-		if ((rc = check_one(dc, m, ix, name.buf, msg, len)) > status)
+		if ((rc = check_one(r, name.buf, msg, len)) > status)
 			status = rc;
 	}
 	sbuf_release(&name);
@@ -157,11 +300,9 @@ check_input(struct decider *dc, struct mailmsg *m, struct attindex *ix,
 int
 cmd_check(int argc, char **argv)
 {
+	static struct check_run r;
 	struct pa_config cfg;
-	struct attindex *ix = NULL;
 	struct pins *pins = NULL;
-	struct decider *dc = NULL;
-	struct mailmsg *m = NULL;
 	struct cli_input in;
 	struct pa_err err;
 	int i, n, rc, status = CLI_EXIT_OK;
@@ -175,20 +316,22 @@ cmd_check(int argc, char **argv)
 	}
 	config_init(&cfg);
 	cli_input_init(&in, check_mbox);
+	msghash_init(&r.h);
+	patchfacts_init(&r.pf);
 	check_names = n > 1 || check_mbox;
 	if (cli_load_config(&cfg, check_conf) != 0) {
 		status = CLI_EXIT_ERROR;
 		goto out;
 	}
 	/* A maintainer outside the milter's group still gets patatt's. */
-	rc = attindex_open(&ix, cfg.index_path, 0, &index_fault);
+	rc = attindex_open(&r.ix, cfg.index_path, 0, &index_fault);
 	if (rc != 0 && (rc != PA_ENOTFOUND || cfg.archive != NULL))
 		cli_warn("%s: 2020 attestations are not consulted, patatt "
 		    "signatures are", index_fault.msg);
 	else
 		index_fault.msg[0] = '\0';
 	if (pa_global_init(&err) != 0 ||
-	    decider_new(&dc, &cfg, NULL, &err) != 0) {
+	    decider_new(&r.dc, &cfg, NULL, &err) != 0) {
 		cli_warn("%s", err.msg);
 		status = CLI_EXIT_ERROR;
 		goto out;
@@ -197,20 +340,24 @@ cmd_check(int argc, char **argv)
 	if (cfg.patatt_tofu == CONFIG_YES && statedb_pins_open(&pins, &cfg,
 	    0, 0, NULL, &err) != 0)
 		cli_warn("%s: keys only offered are temperror", err.msg);
-	decider_use_pins(dc, pins, 0);
-	if (mailmsg_new(&m, CLI_MAX_INPUT) != 0) {
+	decider_use_pins(r.dc, pins, 0);
+	records_open(&cfg);
+	if (mailmsg_new(&r.m, CLI_MAX_INPUT) != 0) {
 		cli_warn("%s", pa_strerror(PA_ENOMEM));
 		status = CLI_EXIT_ERROR;
 		goto out;
 	}
 	for (i = 1; i <= n; i++)
-		if ((rc = check_input(dc, m, ix, &in, argv[i])) > status)
+		if ((rc = check_input(&r, &in, argv[i])) > status)
 			status = rc;
 out:
-	mailmsg_free(m);
-	decider_free(dc);
+	mailmsg_free(r.m);
+	decider_free(r.dc);
 	pins_close(pins);
-	attindex_close(ix);
+	ledger_close(check_records);
+	attindex_close(r.ix);
+	patchfacts_release(&r.pf);
+	msghash_release(&r.h);
 	cli_input_release(&in);
 	config_release(&cfg);
 	return status;

@@ -29,14 +29,51 @@
 #define KEYRING_FILES	200000	/* files counted at most */
 #define KEYRING_EVERY	60	/* seconds a count of them serves */
 
-/* The a= of patatt signatures; anything else counts as the last. */
-static const char *const algorithms[] = {
-	"ed25519-sha256", "openpgp-sha256", "openssh-sha256", "unknown"
+/*
+ * The verdicts that can be counted under each label, a bit each: their
+ * series are served from the start (at zero, so that a rate sees the
+ * first one), and no others, which a dashboard would show as traffic
+ * that cannot exist.  A count that lands outside them (a verdict added
+ * to the decider and not here) is still served, from its first.
+ */
+#define V(v)		(1u << (v))
+#define ALL_VERDICTS	(V(NVERDICTS) - 1)
+/* what a signature can get: never unsigned-by-signer (a message's) */
+#define SIG_VERDICTS	(ALL_VERDICTS & ~V(VERDICT_UNSIGNED_BY_SIGNER))
+
+/*
+ * The a= of patatt signatures; anything else counts as the last.  Only
+ * an OpenPGP key expires, is revoked or is judged by a trust model
+ * (untrusted); a signature that cannot be used (no b=, b= not Base64, no
+ * usable identity) is none, and under an algorithm we do not know it is
+ * nothing else, or temperror when the signatures could not be read at
+ * all.
+ */
+static const struct {
+	const char	*name;
+	unsigned	 verdicts;
+} algorithms[] = {
+	{ "ed25519-sha256", SIG_VERDICTS & ~V(VERDICT_UNTRUSTED) },
+	{ "openpgp-sha256", SIG_VERDICTS },
+	{ "openssh-sha256", SIG_VERDICTS & ~V(VERDICT_UNTRUSTED) },
+	{ "unknown", V(VERDICT_NONE) | V(VERDICT_TEMPERROR) }
 };
 #define NALGOS	(sizeof(algorithms) / sizeof(algorithms[0]))
 
-static const char *const scheme_names[NSCHEMES] = {
-	[SCHEME_V01] = "v0.1", [SCHEME_PATATT] = "patatt"
+/*
+ * The scheme that gave a message its verdict (decide.h), and the
+ * verdicts each gives: a patch without a document is scheme none, never
+ * v0.1, and so are what signer memory makes of it and a message that
+ * could not be judged.
+ */
+static const struct {
+	const char	*name;
+	unsigned	 verdicts;
+} schemes[NSCHEMES] = {
+	[SCHEME_NONE] = { "none", V(VERDICT_NONE) |
+	    V(VERDICT_UNSIGNED_BY_SIGNER) | V(VERDICT_TEMPERROR) },
+	[SCHEME_V01] = { "v0.1", ALL_VERDICTS & ~V(VERDICT_NONE) },
+	[SCHEME_PATATT] = { "patatt", ALL_VERDICTS }
 };
 
 static const char *const action_names[] = {
@@ -76,7 +113,7 @@ algorithm_of(const char *a)
 	size_t i;
 
 	for (i = 0; i < NALGOS - 1; i++)
-		if (strcmp(a, algorithms[i]) == 0)
+		if (strcmp(a, algorithms[i].name) == 0)
 			break;
 	return i;
 }
@@ -141,25 +178,31 @@ head(struct sbuf *out, const char *name, const char *type, const char *help)
 static void
 render_messages(struct sbuf *out)
 {
-	unsigned long long identical, differing;
+	unsigned long long identical, differing, n;
 	size_t v, s, a;
 
 	head(out, "messages_total", "counter", "Patch and signed mail "
-	    "decided, by result and by the scheme that gave it.");
+	    "decided, by result and by the scheme that gave it (none: no "
+	    "document and no signature).");
 	for (v = 0; v < NVERDICTS; v++)
 		for (s = 0; s < NSCHEMES; s++)
-			sbuf_addf(out, "patchattest_messages_total{result=\"%s\","
-			    "scheme=\"%s\"} %llu\n", verdict_name((enum verdict)v),
-			    scheme_names[s], get(&messages[v][s]));
+			if ((n = get(&messages[v][s])) != 0 ||
+			    (schemes[s].verdicts & V(v)))
+				sbuf_addf(out, "patchattest_messages_total{"
+				    "result=\"%s\",scheme=\"%s\"} %llu\n",
+				    verdict_name((enum verdict)v),
+				    schemes[s].name, n);
 	head(out, "patatt_signatures_total", "counter", "Mail with patatt "
 	    "signatures, by the algorithm and result of the one that "
 	    "decided.");
 	for (a = 0; a < NALGOS; a++)
 		for (v = 0; v < NVERDICTS; v++)
-			sbuf_addf(out, "patchattest_patatt_signatures_total{"
-			    "algorithm=\"%s\",result=\"%s\"} %llu\n",
-			    algorithms[a], verdict_name((enum verdict)v),
-			    get(&signatures[a][v]));
+			if ((n = get(&signatures[a][v])) != 0 ||
+			    (algorithms[a].verdicts & V(v)))
+				sbuf_addf(out, "patchattest_patatt_signatures_"
+				    "total{algorithm=\"%s\",result=\"%s\"} "
+				    "%llu\n", algorithms[a].name,
+				    verdict_name((enum verdict)v), n);
 	head(out, "actions_total", "counter", "Decided mail by what was done "
 	    "with it.");
 	for (a = 0; a < NACTIONS; a++)

@@ -478,6 +478,8 @@ attested(struct decider *d, const char *ix_fault, struct decision *out)
 		    d->temperror_why);
 	} else
 		out->result = VERDICT_NONE;
+	if (out->result != VERDICT_NONE)
+		out->scheme = SCHEME_V01;
 	if (out->attid[0] == '\0' && d->h.n > 0)
 		memcpy(out->attid, d->h.entry[0].attid, sizeof(out->attid));
 }

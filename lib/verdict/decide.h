@@ -53,9 +53,16 @@ enum verdict {
 #define DECIDE_DIFF_M	0x2	/* commit message */
 #define DECIDE_DIFF_P	0x4	/* the diff */
 
-/* Which signature scheme gave the verdict. */
+/*
+ * Which signature scheme gave the verdict.  None did for a patch with
+ * neither a document nor a signature (VERDICT_NONE, or what signer
+ * memory makes of it) and for a mail that could not be judged at all
+ * (decision_fault()), rather than a scheme the server may not even use.
+ */
 enum scheme {
-	SCHEME_V01,		/* a 2020 attestation document (or none) */
+	SCHEME_NONE,		/* neither (the zero of a decision) */
+	SCHEME_V01,		/* a 2020 attestation document, or the patch
+				   or the index that could not be read for one */
 	SCHEME_PATATT		/* an X-Developer-Signature in the mail */
 };
 

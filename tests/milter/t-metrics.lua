@@ -1,14 +1,20 @@
 -- SPDX-License-Identifier: BSD-2-Clause
 -- t-metrics.lua - the Prometheus endpoint counts the mail as it went: a
 -- pass with one forged field, a tampered patch, an unattested patch
--- deferred under AttestationWait, mail that is no patch (not counted)
--- and, with patatt (PATATT set), seed 002 signed, and signed then
--- tampered.  Every series that moved moved by what the mail says, and no
--- other; the decision latency histogram counts each decided message;
--- StateFile's size is the file's, its bytes in use fewer, its bound
--- StateMaxSize.  A patch sent twice under one Message-ID and another
--- under it too count one copy the same as the first and one differing.
--- Any other path is 404, any other method 405.
+-- deferred under AttestationWait (scheme none: no scheme attested it),
+-- mail that is no patch (not counted) and, with patatt (PATATT set),
+-- seed 002 signed, signed then tampered, and signed with a b= that is no
+-- Base64 (a signature of a known algorithm that is none).  Every series
+-- that moved moved by what the mail says, and no other; the series of
+-- messages and signatures served are those that can occur, each of them
+-- and no other; the decision latency histogram counts each decided
+-- message; StateFile's size is the file's, its bytes in use fewer, its
+-- bound StateMaxSize.  A patch sent twice under one Message-ID and
+-- another under it too count one copy the same as the first and one
+-- differing.  Any other path is 404, any other method 405.  Eight
+-- clients that trickle a request, a byte a second, hold up no scrape
+-- nor mail, and each is cut at its deadline, 10 seconds after it
+-- connected.
 --   METRICS  the endpoint's URL (http://127.0.0.1:PORT)
 --   SCRAPE   where the last scrape is left, for promtool and the
 --            dashboard's check (and the files of curl and the clients)
@@ -65,48 +71,148 @@ local function sh(cmd)
 	return line
 end
 
--- hold_connections(conn): clients that open 24 connections, send half a
--- request on each and keep them: the mail of conn is still decided while
--- they do, and once their connections have idled out a scrape is served
-local function hold_connections(conn)
-	local ready = SCRAPE .. ".held"
+-- The series of messages and of patatt signatures that can occur: a
+-- message no scheme attested is scheme none, and v0.1 never says none;
+-- a signature is never unsigned-by-signer (a message's verdict), only
+-- an OpenPGP one untrusted, and one of an unknown algorithm none or
+-- temperror (its signatures could not be read).
+local function possible()
+	local verdicts = { "pass", "stale", "uidmismatch", "untrusted",
+	    "nokey", "fail", "unsigned-by-signer", "none", "temperror" }
+	local can = {}
+	local function allow(fmt, but)
+		for _, v in ipairs(verdicts) do
+			if not but[v] then
+				can[fmt:format(v)] = true
+			end
+		end
+	end
+	local everything_but = function(...)
+		local t = {}
+		for _, v in ipairs({ ... }) do
+			t[v] = true
+		end
+		return t
+	end
+	allow('patchattest_messages_total{result="%s",scheme="none"}',
+	    everything_but("pass", "stale", "uidmismatch", "untrusted",
+	    "nokey", "fail"))
+	allow('patchattest_messages_total{result="%s",scheme="v0.1"}',
+	    everything_but("none"))
+	allow('patchattest_messages_total{result="%s",scheme="patatt"}', {})
+	local sig = 'patchattest_patatt_signatures_total{algorithm="%s",' ..
+	    'result="%%s"}'
+	for _, a in ipairs({ "ed25519-sha256", "openssh-sha256" }) do
+		allow(sig:format(a), everything_but("unsigned-by-signer",
+		    "untrusted"))
+	end
+	allow(sig:format("openpgp-sha256"),
+	    everything_but("unsigned-by-signer"))
+	allow(sig:format("unknown"), everything_but("pass", "stale",
+	    "uidmismatch", "untrusted", "nokey", "fail",
+	    "unsigned-by-signer"))
+	return can
+end
+
+-- served_as_possible(samples): the series of messages and signatures are
+-- those that can occur, each of them and no other
+local function served_as_possible(samples)
+	local can, n = possible(), 0
+	for series in pairs(samples) do
+		if series:match("^patchattest_messages_total{") or
+		    series:match("^patchattest_patatt_signatures_total{") then
+			check(can[series], "%s is served: it cannot occur",
+			    series)
+			n = n + 1
+		end
+	end
+	for series in pairs(can) do
+		check(samples[series] ~= nil, "%s is not served", series)
+	end
+	check(n == 44, "%d series of messages and signatures, not 20 and 24",
+	    n)
+end
+
+-- timed_scrape(): the status of GET /metrics and the seconds it took
+local function timed_scrape()
+	local line = sh(string.format("curl -sS --max-time 20 -o /dev/null " ..
+	    "-w '%%{http_code} %%{time_total}' '%s/metrics' 2>&1", METRICS))
+	local status, took = (line or ""):match("^(%d+) ([%d.]+)$")
+	return status or line, tonumber(took)
+end
+
+-- trickle(conn): eight clients that each send a request a byte a second
+-- and never end it hold up neither a scrape nor the mail of conn, and
+-- each is cut 10 seconds after it connected (METRICS_DEADLINE), though
+-- it never stopped sending
+local function trickle(conn)
+	local out = SCRAPE .. ".trickled"
 	local port = METRICS:match(":(%d+)$")
 	local script = SCRAPE .. ".py"
 	local f = assert(io.open(script, "wb"))
-	f:write([[
-import socket, sys, time
-held = []
-for i in range(24):
-    try:
-        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-        s.send(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
-        held.append(s)
-    except OSError:
-        pass
-open(sys.argv[2], "w").close()
-time.sleep(60)
-]])
+	f:write([==[
+import select, socket, sys, time
+port, out = int(sys.argv[1]), sys.argv[2]
+req = b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 100
+clients = []
+for i in range(8):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.send(req[:1])
+    clients.append({"s": s, "at": time.monotonic(), "end": None})
+open(out + ".ready", "w").close()
+sent = 1
+while any(c["end"] is None for c in clients) and \
+    time.monotonic() - clients[0]["at"] < 30:
+    time.sleep(1)
+    for c in clients:
+        if c["end"] is not None:
+            continue
+        try:
+            if select.select([c["s"]], [], [], 0)[0]:
+                got = c["s"].recv(4096)
+                c["end"] = "answered" if got else "cut"
+            else:
+                c["s"].send(req[sent:sent + 1])
+        except OSError:
+            c["end"] = "cut"
+        if c["end"] is not None:
+            c["after"] = time.monotonic() - c["at"]
+    sent += 1
+with open(out, "w") as f:
+    for c in clients:
+        f.write("%s %.1f\n" % (c["end"] or "held", c.get("after", 0)))
+]==])
 	f:close()
 	local pid = sh(string.format("${PYTHON3:-python3} '%s' %s '%s' " ..
-	    ">/dev/null 2>&1 & echo $!", script, port, ready))
+	    ">/dev/null 2>&1 & echo $!", script, port, out))
 	check(pid ~= nil and pid:match("^%d+$"), "no client started")
 	local ok, err = pcall(function()
-		wait_for(function() return io.open(ready) ~= nil end,
-		    "the clients holding connections")
-		local before = scrape_quietly() or {}
+		wait_for(function() return io.open(out .. ".ready") ~= nil end,
+		    "the trickling clients")
+		sh("sleep 2")	-- each has sent some of its request
+		local status, took = timed_scrape()
+		check(status == "200" and took ~= nil and took < 2,
+		    "a scrape with 8 clients trickling: %s in %s s, not 200 " ..
+		    "within a second or two", show(status), tostring(took))
+		note("a scrape with 8 clients trickling: %.3f s", took)
 		expect_accepted(send(conn, mail("p1")),
-		    "seed 002 while the endpoint is held")
-		local after
-		wait_for(function()
-			after = scrape_quietly()
-			return after ~= nil
-		end, "a scrape once the held connections idled out")
-		check(after[messages("pass", "v0.1")] >=
-		    (before[messages("pass", "v0.1")] or 0) + 1,
-		    "the mail sent while the endpoint was held is not counted")
+		    "seed 002 while the clients trickle")
+		wait_for(function() return io.open(out) ~= nil end,
+		    "the trickling clients' end")
+		local n = 0
+		for line in io.lines(out) do
+			local how, after = line:match("^(%S+) (%S+)$")
+			check(how == "cut" and tonumber(after) >= 9 and
+			    tonumber(after) <= 14, "a trickling client: %s, " ..
+			    "not cut 10 seconds after it connected", line)
+			n = n + 1
+		end
+		check(n == 8, "%d trickling clients, not 8", n)
 	end)
-	sh("kill " .. pid)
+	sh("kill " .. pid .. " 2>/dev/null")
 	check(ok, "%s", tostring(err))
+	check(scrape()[messages("pass", "v0.1")] ~= nil,
+	    "no scrape after the trickling clients")
 end
 
 -- reload_elsewhere(): a reload that moves MetricsListen says that it takes
@@ -134,6 +240,7 @@ run(function()
 	-- once the milter listens, so does the endpoint (bound before)
 	local conn = connect()
 	local before = scrape()
+	served_as_possible(before)
 
 	local msg = add_header(mail("p1"), 2, "X-Patch-Attested",
 	    "pass; attid=2a02abe0-215cf3f1-2acb5798")
@@ -146,7 +253,7 @@ run(function()
 	local want = {
 		[messages("pass", "v0.1")] = 1,
 		[messages("fail", "v0.1")] = 1,
-		[messages("none", "v0.1")] = 1,
+		[messages("none", "none")] = 1,
 		['patchattest_actions_total{action="accept"}'] = 2,
 		['patchattest_actions_total{action="tempfail"}'] = 1,
 		["patchattest_awaiting_document_total"] = 1,
@@ -158,18 +265,30 @@ run(function()
 		expect_accepted(send(conn, mail("patatt")), "signed seed 002")
 		expect_accepted(send(conn, mail("patatt-fail")),
 		    "signed and tampered")
+		msg = mail("patatt")
+		for _, h in ipairs(msg.headers) do
+			if h[1]:lower() == "x-developer-signature" then
+				h[2] = h[2]:gsub("b=[^;]*$", "b=!!!")
+			end
+		end
+		expect_accepted(send(conn, msg), "signed, b= no Base64")
 		-- seed 002 is attested too: patatt's pass is the verdict;
-		-- its diff changed contradicts the document first
+		-- its diff changed contradicts the document first; the
+		-- signature that cannot be read is none, and the document's
+		-- pass the verdict
 		want[messages("pass", "patatt")] = 1
 		want[messages("fail", "v0.1")] = 2
+		want[messages("pass", "v0.1")] = 2
 		want['patchattest_patatt_signatures_total{' ..
 		    'algorithm="ed25519-sha256",result="pass"}'] = 1
 		want['patchattest_patatt_signatures_total{' ..
 		    'algorithm="ed25519-sha256",result="fail"}'] = 1
-		want['patchattest_actions_total{action="accept"}'] = 4
-		want["patchattest_decision_duration_seconds_count"] = 5
+		want['patchattest_patatt_signatures_total{' ..
+		    'algorithm="ed25519-sha256",result="none"}'] = 1
+		want['patchattest_actions_total{action="accept"}'] = 5
+		want["patchattest_decision_duration_seconds_count"] = 6
 		want['patchattest_decision_duration_seconds_bucket{' ..
-		    'le="+Inf"}'] = 5
+		    'le="+Inf"}'] = 6
 	end
 	local after = scrape()
 	moved(before, after, want, "after the mail")
@@ -235,7 +354,7 @@ run(function()
 		    was[copies:format("differing")] + 1
 	end, "a copy the same and one differing counted")
 
-	hold_connections(conn)
+	trickle(conn)
 	reload_elsewhere()
 	mt.disconnect(conn)
 end)
