@@ -107,13 +107,7 @@ run(function()
 	until not v:match("^temperror;")
 	check(v:match("^" .. verdict .. ";"), "the database back: want %s, " ..
 	    "header %s", verdict, show(v))
-	wait_for(function()
-		local f = io.open(READY, "r")
-		if f then
-			f:close()
-		end
-		return f ~= nil
-	end, "the server's start")
+	wait_for(function() return there(READY) end, "the server's start")
 	local ready = tonumber(readfile(READY):match("^%S+"))
 	check(ready ~= nil, "READY holds no time: %s", show(readfile(READY)))
 	local after = 0
