@@ -552,6 +552,9 @@ if [ "$hard" = unlimited ] || [ "$hard" -ge 1100 ]; then
 else
 	skip "crowd (t-crowd.lua)" "descriptors limited to $hard (ulimit -Hn)"
 fi
+defines="MSOCK=$T/run/yield/milter.sock"
+scenario yield t-yield.lua main "MaximumConnections 1" \
+    "IdleConnectionGrace 1"
 scenario abort t-abort.lua main
 scenario multi t-multi.lua main
 scenario nonpatch t-nonpatch.lua main
