@@ -63,11 +63,18 @@ journal_stream(void)
 	const char *v = getenv("JOURNAL_STREAM");
 	uintmax_t dev, ino;
 	struct stat st;
-	char end;
+	char *end;
 
-	return v != NULL && sscanf(v, "%ju:%ju%c", &dev, &ino, &end) == 2 &&
-	    fstat(STDERR_FILENO, &st) == 0 && (uintmax_t)st.st_dev == dev &&
-	    (uintmax_t)st.st_ino == ino;
+	if (v == NULL || *v < '0' || *v > '9' ||
+	    fstat(STDERR_FILENO, &st) != 0)
+		return 0;
+	errno = 0;
+	dev = strtoumax(v, &end, 10);
+	if (*end != ':' || end[1] < '0' || end[1] > '9')
+		return 0;
+	ino = strtoumax(end + 1, &end, 10);
+	return *end == '\0' && errno == 0 && dev == (uintmax_t)st.st_dev &&
+	    ino == (uintmax_t)st.st_ino;
 }
 
 void
