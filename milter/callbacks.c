@@ -17,6 +17,7 @@
 #include <netinet/in.h>
 
 #include <arpa/inet.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,7 @@
 #define STEPS_UNANSWERED (SMFIP_NR_HDR | SMFIP_NR_EOH | SMFIP_NR_BODY)
 
 struct conn {
+	struct place		 place;		/* under MaximumConnections */
 	struct generation	*gen;		/* settings of this message */
 	struct mailmsg		*msg;
 	size_t			 msg_cap;	/* what msg was made to hold */
@@ -61,13 +63,12 @@ struct conn {
 	struct hdrstrip		 strip;		/* the fields to delete */
 	char			 envfrom[ARRIVAL_TEXT_MAX];	/* MAIL FROM */
 	char			 host[ARRIVAL_TEXT_MAX];	/* the client */
-	int			 over_limit;	/* past MaximumConnections */
 	unsigned long		 unanswered;	/* STEPS_UNANSWERED agreed */
 };
 
-static atomic_long	connections;		/* open, counted in cb_connect */
 static int		local_socket;		/* steps skipped, unanswered */
 static atomic_llong	limit_logged;		/* when it was last said */
+static atomic_llong	taken_logged;		/* ... and a place taken */
 
 static struct conn *
 conn_of(SMFICTX *ctx)
@@ -114,6 +115,30 @@ faulted(struct conn *c, const char *why, int lasting)
 }
 
 /*
+ * awake - the connection of ctx, one of whose callbacks begins: if its
+ * place was taken meanwhile, the message it is in is not read on
+ */
+static struct conn *
+awake(SMFICTX *ctx)
+{
+	struct conn *c = conn_of(ctx);
+
+	if (c != NULL && places_enter(&c->place) && c->in_message)
+		faulted(c, "over MaximumConnections (its place went to another "
+		    "connection while its MTA was silent)", 0);
+	return c;
+}
+
+/* asleep - c's callback ends with rc: c waits for its MTA from now on */
+static sfsistat
+asleep(struct conn *c, sfsistat rc)
+{
+	if (c != NULL)
+		places_leave(&c->place, c->in_message);
+	return rc;
+}
+
+/*
  * unjudged - what becomes of a connection none of whose mail can be
  * judged (why), as OnError says: SMFIS_TEMPFAIL, or SMFIS_CONTINUE to
  * have its mail marked temperror with the forged fields still removed
@@ -132,23 +157,58 @@ unjudged(const char *why)
 	return o.action == ACTION_TEMPFAIL ? SMFIS_TEMPFAIL : SMFIS_CONTINUE;
 }
 
-/* over_limit - whether one more connection is past MaximumConnections */
+/*
+ * yield - the memory of c, whose place is taken (under places' lock,
+ * while none of its callbacks runs)
+ */
+static void
+yield(struct place *p)
+{
+	struct conn *c = (struct conn *)(void *)((char *)p -
+	    offsetof(struct conn, place));
+
+	mailmsg_free(c->msg);
+	c->msg = NULL;
+	c->msg_cap = 0;
+}
+
+/* said - whether a line said at most once a minute is due now (at *last) */
 static int
-over_limit(void)
+said(atomic_llong *last)
+{
+	long long now = time(NULL), was = atomic_load(last);
+
+	return now - was >= LIMIT_LOG_EVERY &&
+	    atomic_compare_exchange_strong(last, &was, now);
+}
+
+/*
+ * take_place - a place under MaximumConnections for c (its own if it has
+ * one), taken from a connection idle for IdleConnectionGrace when none is
+ * free: whether it has one
+ */
+static int
+take_place(struct conn *c)
 {
 	struct generation *g = state_hold();
-	long limit = g->cf.max_connections;
-	long long now = time(NULL), last = atomic_load(&limit_logged);
+	long limit = g->cf.max_connections, grace = g->cf.idle_grace;
+	struct place_loss loss;
+	enum place_got got;
 
 	state_release(g);
-	if (atomic_fetch_add(&connections, 1) < limit)
-		return 0;
-	if (now - last >= LIMIT_LOG_EVERY &&
-	    atomic_compare_exchange_strong(&limit_logged, &last, now))
+	got = places_take(&c->place, limit, grace, yield, &loss);
+	if (got == PLACE_TAKEN && said(&taken_logged))
+		mlog(LOG_LEVEL_WARNING, "MaximumConnections (%ld) reached: a "
+		    "connection whose MTA was silent for %ld s (%s) gave its "
+		    "place to a new one; its mail is handled as a fault "
+		    "(OnError) until it has one again", limit, loss.waited,
+		    loss.in_message ? "in a message" : "between messages");
+	else if (got == PLACE_NONE && said(&limit_logged))
 		mlog(LOG_LEVEL_WARNING, "MaximumConnections (%ld) reached: "
 		    "more connections are handled as faults (OnError) until "
-		    "some end", limit);
-	return 1;
+		    "some end, or wait for their MTA for IdleConnectionGrace "
+		    "(%ld s)", limit, grace);
+	return got != PLACE_NONE;
 }
 
 /* conn_new - the connection's private data, attached to ctx; NULL */
@@ -230,15 +290,15 @@ cb_connect(SMFICTX *ctx, char *host, _SOCK_ADDR *addr)
 		return rc == SMFIS_TEMPFAIL ? rc : SMFIS_ACCEPT;
 	}
 	client(c->host, sizeof(c->host), host, addr);
-	if ((c->over_limit = over_limit()))
-		return unjudged("over MaximumConnections");
-	return SMFIS_CONTINUE;
+	places_enter(&c->place);
+	return asleep(c, take_place(c) ? SMFIS_CONTINUE :
+	    unjudged("over MaximumConnections"));
 }
 
 static sfsistat
 cb_envfrom(SMFICTX *ctx, char **argv)
 {
-	struct conn *c = conn_of(ctx);
+	struct conn *c = awake(ctx);
 
 	if (c == NULL)
 		return SMFIS_ACCEPT;
@@ -248,10 +308,10 @@ cb_envfrom(SMFICTX *ctx, char **argv)
 	c->gen = state_hold();
 	c->in_message = 1;
 	atomic_fetch_add(&state_in_flight, 1);
-	if (c->over_limit) {
+	if (!take_place(c)) {
 		/* read no mail: its forged fields are still removed */
 		faulted(c, "over MaximumConnections", 0);
-		return SMFIS_CONTINUE;
+		return asleep(c, SMFIS_CONTINUE);
 	}
 	if (c->msg_cap != (size_t)c->gen->cf.max_body + HEADER_ROOM) {
 		mailmsg_free(c->msg);
@@ -263,7 +323,7 @@ cb_envfrom(SMFICTX *ctx, char **argv)
 		c->msg_cap = 0;
 		faulted(c, "out of memory", 0);
 	}
-	return SMFIS_CONTINUE;
+	return asleep(c, SMFIS_CONTINUE);
 }
 
 /* collecting - whether the message is still being read for a verdict */
@@ -286,11 +346,11 @@ read_result(struct conn *c, int rc)
 static sfsistat
 cb_header(SMFICTX *ctx, char *name, char *value)
 {
-	struct conn *c = conn_of(ctx);
+	struct conn *c = awake(ctx);
 	int rc;
 
 	if (c == NULL || c->gen == NULL)
-		return collected(c, SMFIP_NR_HDR);
+		return asleep(c, collected(c, SMFIP_NR_HDR));
 	rc = hdrstrip_field(&c->strip, name, value, c->gen->cf.authserv_id);
 	if (rc < 0)
 		c->unsafe = 1;
@@ -302,32 +362,32 @@ cb_header(SMFICTX *ctx, char *name, char *value)
 	/* Judged as delivered: without the fields that are to go. */
 	if (rc == 0 && collecting(c))
 		read_result(c, mailmsg_header(c->msg, name, value));
-	return collected(c, SMFIP_NR_HDR);
+	return asleep(c, collected(c, SMFIP_NR_HDR));
 }
 
 static sfsistat
 cb_eoh(SMFICTX *ctx)
 {
-	struct conn *c = conn_of(ctx);
+	struct conn *c = awake(ctx);
 
 	if (c != NULL && c->gen != NULL && collecting(c))
 		read_result(c, mailmsg_eoh(c->msg));
-	return collected(c, SMFIP_NR_EOH);
+	return asleep(c, collected(c, SMFIP_NR_EOH));
 }
 
 static sfsistat
 cb_body(SMFICTX *ctx, unsigned char *chunk, size_t len)
 {
-	struct conn *c = conn_of(ctx);
+	struct conn *c = awake(ctx);
 
 	if (c == NULL || c->gen == NULL || !collecting(c))
-		return collected(c, SMFIP_NR_BODY);
+		return asleep(c, collected(c, SMFIP_NR_BODY));
 	c->body_bytes += len;
 	if (c->body_bytes > (size_t)c->gen->cf.max_body)
 		c->oversize = 1;
 	else
 		read_result(c, mailmsg_body(c->msg, chunk, len));
-	return collected(c, SMFIP_NR_BODY);
+	return asleep(c, collected(c, SMFIP_NR_BODY));
 }
 
 /* delete - one field only we may write, for hdrstrip_each() */
@@ -488,7 +548,7 @@ log_record(SMFICTX *ctx, const struct pa_err *unrecorded, int judged)
 static sfsistat
 cb_eom(SMFICTX *ctx)
 {
-	struct conn *c = conn_of(ctx);
+	struct conn *c = awake(ctx);
 	char why[128];
 	struct decision d;
 	struct pa_err unrecorded;
@@ -496,7 +556,7 @@ cb_eom(SMFICTX *ctx)
 	sfsistat rc;
 
 	if (c == NULL || c->gen == NULL)
-		return SMFIS_CONTINUE;
+		return asleep(c, SMFIS_CONTINUE);
 	if (c->strip.ndoomed > 0) {
 		metrics_forged(c->strip.ndoomed);
 		mlog(LOG_LEVEL_INFO, "%s: %zu header field(s) only we may "
@@ -526,23 +586,23 @@ cb_eom(SMFICTX *ctx)
 			log_record(ctx, &unrecorded, 0);
 			rc = not_a_patch(ctx, c);
 			message_end(c);
-			return rc;
+			return asleep(c, rc);
 		}
 		log_record(ctx, &unrecorded, 1);
 	}
 	rc = conclude(ctx, c, &d);
 	message_end(c);
-	return rc;
+	return asleep(c, rc);
 }
 
 static sfsistat
 cb_abort(SMFICTX *ctx)
 {
-	struct conn *c = conn_of(ctx);
+	struct conn *c = awake(ctx);
 
 	if (c != NULL)
 		message_end(c);
-	return SMFIS_CONTINUE;
+	return asleep(c, SMFIS_CONTINUE);
 }
 
 static sfsistat
@@ -552,12 +612,13 @@ cb_close(SMFICTX *ctx)
 
 	if (c == NULL)
 		return SMFIS_CONTINUE;
+	/* first: then no other connection can take its place and memory */
+	places_release(&c->place);
 	message_end(c);
 	mailmsg_free(c->msg);
 	hdrstrip_release(&c->strip);
 	free(c);
 	smfi_setpriv(ctx, NULL);
-	atomic_fetch_sub(&connections, 1);
 	return SMFIS_CONTINUE;
 }
 

@@ -5,18 +5,28 @@
  * reload, while other threads log.  What the libraries print to stderr
  * comes here too, as debug lines in quotes (mlog_divert()), apart from
  * librnp's diagnostics.
+ *
+ * A line on standard error starts with its time, in UTC to the
+ * millisecond (ISO 8601), unless standard error is systemd's journal,
+ * which times each line itself: a file a supervisor keeps has nothing
+ * else to tell when a line came, and a second holds many mails, and a
+ * database gone and back.
  */
 #include "config.h"
 
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <paths.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base.h"
@@ -25,6 +35,8 @@
 static atomic_int	level = LOG_LEVEL_INFO;
 static atomic_int	facility = -1;		/* -1: closed */
 static int		to_stderr;
+static int		stamped;	/* lines start with their time */
+static int		told_unavailable;	/* that syslog is: said */
 static FILE		*own_stderr;	/* the real one, once diverted */
 
 static const int	priorities[] = {
@@ -41,10 +53,49 @@ static const int	facilities[] = {
 	LOG_LOCAL4, LOG_LOCAL5, LOG_LOCAL6, LOG_LOCAL7,
 };
 
+/*
+ * journal_stream - whether standard error is systemd's journal: the
+ * device and inode of the stream it opened for us are in JOURNAL_STREAM
+ */
+static int
+journal_stream(void)
+{
+	const char *v = getenv("JOURNAL_STREAM");
+	uintmax_t dev, ino;
+	struct stat st;
+	char *end;
+
+	if (v == NULL || *v < '0' || *v > '9' ||
+	    fstat(STDERR_FILENO, &st) != 0)
+		return 0;
+	errno = 0;
+	dev = strtoumax(v, &end, 10);
+	if (*end != ':' || end[1] < '0' || end[1] > '9')
+		return 0;
+	ino = strtoumax(end + 1, &end, 10);
+	return *end == '\0' && errno == 0 && dev == (uintmax_t)st.st_dev &&
+	    ino == (uintmax_t)st.st_ino;
+}
+
 void
 mlog_open(int foreground)
 {
 	to_stderr = foreground;
+	stamped = !journal_stream();
+}
+
+/* now_utc - the time, ISO 8601 in UTC to the millisecond, into out */
+static void
+now_utc(char out[32])
+{
+	struct timespec ts;
+	struct tm tm;
+	size_t n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out + n, 32 - n, ".%03ldZ", ts.tv_nsec / 1000000L);
 }
 
 /*
@@ -130,17 +181,20 @@ mlog_configure(const struct pa_config *cf)
 	if (want == -1)
 		return;
 	openlog("patchattest-milter", LOG_PID | LOG_NDELAY, want);
-	if (syslog_unreachable(why, sizeof(why)) != 0)
-		mlog(LOG_LEVEL_WARNING, "syslog is unavailable (%s): the log "
-		    "goes only to standard error, and nowhere in the "
-		    "background; start a syslog daemon, or run with -f and "
-		    "keep its standard error (Syslog no for that alone)", why);
+	/* said once a start, not again by a reload that turns it on again */
+	if (told_unavailable || syslog_unreachable(why, sizeof(why)) == 0)
+		return;
+	told_unavailable = 1;
+	mlog(LOG_LEVEL_WARNING, "syslog is unavailable (%s): the log goes "
+	    "only to standard error, and nowhere in the background; start a "
+	    "syslog daemon, or run with -f and keep its standard error "
+	    "(Syslog no for that alone)", why);
 }
 
 void
 mlog(enum log_level lv, const char *fmt, ...)
 {
-	char line[1024];
+	char line[1024], when[32];
 	va_list ap;
 
 	if ((int)lv > atomic_load(&level))
@@ -150,7 +204,10 @@ mlog(enum log_level lv, const char *fmt, ...)
 	va_end(ap);
 	if (atomic_load(&facility) != -1)
 		syslog(priorities[lv], "%s", line);
-	if (to_stderr)
-		fprintf(own_stderr ? own_stderr : stderr,
-		    "patchattest-milter: %s\n", line);
+	if (!to_stderr)
+		return;
+	if (stamped)
+		now_utc(when);
+	fprintf(own_stderr ? own_stderr : stderr, "%s%spatchattest-milter: "
+	    "%s\n", stamped ? when : "", stamped ? " " : "", line);
 }

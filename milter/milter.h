@@ -189,6 +189,36 @@ int	metrics_bind(const struct pa_config *, struct pa_err *);
 int	metrics_start(struct pa_err *);
 void	metrics_stop(void);
 
+/*
+ * places.c: the places MaximumConnections gives.  A struct place is part
+ * of a connection's data (zeroed).  Each callback of the connection
+ * begins with places_enter(), which says whether its place was taken
+ * since its last callback (its memory is then gone: yield freed it), and
+ * ends with places_leave().  places_take - a place for p: a free one (or
+ * p's own: PLACE_FREE), one taken from a connection that waited for its
+ * MTA grace seconds at least (PLACE_TAKEN: yield(q) frees q's memory
+ * under the lock, loss says how long it waited), or PLACE_NONE.
+ * places_release - at the connection's end, before its data is freed.
+ */
+struct place {
+	struct place	*prev, *next;	/* among the places held */
+	double		 since;		/* waiting for its MTA since */
+	int		 busy;		/* one of its callbacks runs */
+	int		 in_message;	/* after MAIL FROM */
+	int		 held;
+	int		 lost;		/* taken, not yet told */
+};
+struct place_loss {
+	long		 waited;	/* seconds its MTA was silent */
+	int		 in_message;
+};
+enum place_got { PLACE_FREE, PLACE_TAKEN, PLACE_NONE };
+enum place_got	places_take(struct place *, long limit, long grace,
+		    void (*yield)(struct place *), struct place_loss *);
+int		places_enter(struct place *);
+void		places_leave(struct place *, int in_message);
+void		places_release(struct place *);
+
 /* callbacks.c */
 extern struct smfiDesc	 milter_desc;
 /*

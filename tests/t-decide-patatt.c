@@ -18,6 +18,7 @@
 #define DAY	86400
 
 static enum tofu_seen tofu_answer;
+static const char *tofu_why = "the pins are away";
 static char tofu_seen_identity[256];
 static int tofu_pin_asked;
 
@@ -27,7 +28,7 @@ tofu(void *arg, const char *identity, const char *key, int pin,
 {
 	(void)arg;
 	(void)key;
-	pa_err_set(why, "the pins are away");
+	pa_err_set(why, "%s", tofu_why);
 	snprintf(tofu_seen_identity, sizeof(tofu_seen_identity), "%s",
 	    identity);
 	snprintf(pinned->identity, sizeof(pinned->identity), "%s", identity);
@@ -136,6 +137,19 @@ test_offered(void)
 	    VERDICT_TEMPERROR, "TOFU records unreadable: temperror");
 	tap_check_str(d.reason, "the key pinned on first use could not be "
 	    "consulted: the pins are away", "... the reason says why");
+	tofu_why = "cannot connect to the state database (database "
+	    "patchattest on db.example.org): connection to server at "
+	    "\"db.example.org\" (192.0.2.5), port 5432 failed: Connection "
+	    "refused\n\tIs the server running on that host and accepting "
+	    "TCP/IP connections?";
+	judge1(&cf, sig(PATATT_OFFERED), &d);
+	tap_check_str(d.reason, "the key pinned on first use could not be "
+	    "consulted: cannot connect to the state database (database "
+	    "patchattest on db.example.org): connection to server at "
+	    "\"db.example.org\" (192.0.2.5), port 5432 failed: Connection "
+	    "refused Is the server running on...",
+	    "... a long reason cut after a whole word, on one line");
+	tofu_why = "the pins are away";
 	tofu_answer = TOFU_UNPINNED;
 	tap_check_int(judge1(&cf, sig(PATATT_OFFERED), &d), VERDICT_NOKEY,
 	    "TOFU, no pin and none made: nokey");

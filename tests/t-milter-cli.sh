@@ -440,28 +440,50 @@ fi
 wait "$mpid" 2>/dev/null
 
 # Syslog mail (the default) with no syslog to take the lines: said once, on
-# the terminal that started the milter, before it starts.
-# start_logged CONF LOG: the milter run with CONF until it started, its
-# standard error in LOG (where /dev/log is a socket, hidden behind a file)
-start_logged() {
+# the terminal that started the milter, before it starts, and not again
+# when reloads turn syslog off and on.
+# run_logged CONF LOG: the milter run with CONF until it started ($mpid),
+# its standard error added to LOG (where /dev/log is a socket, hidden
+# behind a file)
+run_logged() {
 	if [ -S /dev/log ]; then
 		unshare -m sh -c 'mount --bind /dev/null /dev/log &&
-		    exec "$0" -f -c "$1"' "$M" "$1" >"$2" 2>&1 &
+		    exec "$0" -f -c "$1"' "$M" "$1" >>"$2" 2>&1 &
 	else
-		"$M" -f -c "$1" >"$2" 2>&1 &
+		"$M" -f -c "$1" >>"$2" 2>&1 &
 	fi
 	mpid=$!
 	wait_started "$mpid" "$2"
+}
+# start_logged CONF LOG: run_logged into a new LOG, then stopped
+start_logged() {
+	: >"$2"
+	run_logged "$1" "$2"
 	stop_milter "$mpid"
 }
+# reload_to CONF N: the running milter's configuration replaced by CONF
+# and reloaded, until its log says "reloaded" N times
+reload_to() {
+	cp "$1" "$T/nolog/reload.conf"
+	kill -HUP "$mpid"
+	j=0
+	while [ $j -lt 50 ] &&
+	    [ "$(grep -c reloaded "$T/nolog/reload.log")" -lt "$2" ]; do
+		sleep 0.1
+		j=$((j + 1))
+	done
+}
+mkdir -m 700 "$T/nolog"
+printf '%s\n' "Socket unix:$T/nolog/sock" "IndexPath $T/ix" \
+    'StateFile ""' "$root" >"$T/nolog/mail.conf"
+{ cat "$T/nolog/mail.conf"; echo "Syslog no"; } >"$T/nolog/no.conf"
 if [ -S /dev/log ] && { [ -z "$root" ] || ! command -v unshare >/dev/null; }
 then
 	skip "Syslog mail without syslog: said once" "/dev/log is there"
 	skip "Syslog no: nothing said" "/dev/log is there"
+	skip "Syslog mail without syslog: not said again by reloads" \
+	    "/dev/log is there"
 else
-	mkdir -m 700 "$T/nolog"
-	printf '%s\n' "Socket unix:$T/nolog/sock" "IndexPath $T/ix" \
-	    'StateFile ""' "$root" >"$T/nolog/mail.conf"
 	start_logged "$T/nolog/mail.conf" "$T/nolog/mail.log"
 	[ "$(grep -c 'syslog is unavailable (/dev/log: [^)]*): the log goes only to standard error, and nowhere in the background' \
 	    "$T/nolog/mail.log")" -eq 1 ] &&
@@ -470,11 +492,49 @@ else
 	st=$?
 	ok $st "Syslog mail without syslog: said once, before it starts"
 	[ $st -eq 0 ] || diag "$T/nolog/mail.log"
-	{ cat "$T/nolog/mail.conf"; echo "Syslog no"; } >"$T/nolog/no.conf"
 	start_logged "$T/nolog/no.conf" "$T/nolog/no.log"
 	grep -q started "$T/nolog/no.log" &&
 	    ! grep -q syslog "$T/nolog/no.log"
 	ok $? "Syslog no: nothing said"
+	cp "$T/nolog/mail.conf" "$T/nolog/reload.conf"
+	: >"$T/nolog/reload.log"
+	run_logged "$T/nolog/reload.conf" "$T/nolog/reload.log"
+	reload_to "$T/nolog/no.conf" 1
+	reload_to "$T/nolog/mail.conf" 2
+	reload_to "$T/nolog/mail.conf" 3
+	stop_milter "$mpid"
+	[ "$(grep -c reloaded "$T/nolog/reload.log")" -eq 3 ] &&
+	    [ "$(grep -c 'syslog is unavailable' "$T/nolog/reload.log")" -eq 1 ]
+	st=$?
+	ok $st "Syslog mail without syslog: not said again by reloads that turn it off and on"
+	[ $st -eq 0 ] || diag "$T/nolog/reload.log"
 fi
+
+# Each line on standard error starts with its time, ISO 8601 in UTC to
+# the millisecond (a file an init script keeps has no other); not when
+# standard error is systemd's journal, which says that it is in
+# JOURNAL_STREAM (its device and inode) and times each line itself.
+before=$(date +%s)
+start_logged "$T/nolog/no.conf" "$T/nolog/timed.log"
+after=$(date +%s)
+stamp='[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.[0-9]\{3\}Z'
+at=$(sed -n "1s/^\($stamp\) patchattest-milter: .*/\1/p" "$T/nolog/timed.log")
+at=$(date -u -d "$at" +%s 2>/dev/null)
+[ -s "$T/nolog/timed.log" ] &&
+    ! grep -v "^$stamp patchattest-milter: " "$T/nolog/timed.log" &&
+    [ -n "$at" ] && [ "$at" -ge "$before" ] && [ "$at" -le "$after" ]
+st=$?
+ok $st "each line on standard error starts with its time in UTC"
+[ $st -eq 0 ] || diag "$T/nolog/timed.log"
+: >"$T/nolog/journal.log"
+JOURNAL_STREAM=$(stat -c '%d:%i' "$T/nolog/journal.log")
+export JOURNAL_STREAM
+start_logged "$T/nolog/no.conf" "$T/nolog/journal.log"
+unset JOURNAL_STREAM
+grep -q started "$T/nolog/journal.log" &&
+    ! grep -v '^patchattest-milter: ' "$T/nolog/journal.log"
+st=$?
+ok $st "... but not in systemd's journal (JOURNAL_STREAM)"
+[ $st -eq 0 ] || diag "$T/nolog/journal.log"
 
 tap_end

@@ -543,6 +543,18 @@ scenario oversize-tempfail t-oversize.lua main "MaximumBodySize 2560" \
     "OnError tempfail"
 defines="STALL=$srcdir/tests/milter-stall.py MSOCK=$T/run/stalled/milter.sock"
 scenario stalled t-stalled.lua main "Timeout 5" "MaximumConnections 4"
+# 1,000 stalled clients (t-crowd.lua) want more than 1,000 descriptors on
+# either side
+hard=$(ulimit -Hn)
+if [ "$hard" = unlimited ] || [ "$hard" -ge 1100 ]; then
+	defines="STALL=$srcdir/tests/milter-stall.py MSOCK=$T/run/crowd/milter.sock"
+	scenario crowd t-crowd.lua main "IdleConnectionGrace 2"
+else
+	skip "crowd (t-crowd.lua)" "descriptors limited to $hard (ulimit -Hn)"
+fi
+defines="MSOCK=$T/run/yield/milter.sock"
+scenario yield t-yield.lua main "MaximumConnections 1" \
+    "IdleConnectionGrace 1"
 scenario abort t-abort.lua main
 scenario multi t-multi.lua main
 scenario nonpatch t-nonpatch.lua main

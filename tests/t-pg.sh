@@ -304,7 +304,7 @@ EOS
 
 	milter a
 	milter b
-	trap 'kill -TERM $pid_a $pid_b $pid_c 2>/dev/null; pg_stop; workdir_release' 0
+	trap 'kill -TERM $pid_a $pid_b $pid_c $pid_r 2>/dev/null; pg_stop; workdir_release' 0
 	scenario t-pg-shared.lua -D SOCK_A="unix:$T/a.sock" \
 	    -D SOCK_B="unix:$T/b.sock" -D WAIT_HABIT="$T/wait-habit"
 	ok $? "two milters sharing the database (t-pg-shared.lua)"
@@ -371,11 +371,47 @@ EOS
 	wait $pid_a $pid_b 2>/dev/null
 	cat a.log b.log >>"$out"
 	pg_restart
+
+	# The database back: the first message after the server answers again
+	# is judged, at once after a restart and within a second after 4.3
+	# seconds away (t-pg-back.lua); the time it answered is in its log,
+	# in UTC.  pgctl stop | start: the server stopped, or started and
+	# that time written to ready-at.
+	pg_sql "ALTER SYSTEM SET log_timezone = 'UTC'" >/dev/null &&
+	    pg_sql "SELECT pg_reload_conf()" >/dev/null
+	setup $? "the server logs in UTC" "$out"
+	cat >pgctl <<EOS
+#!/bin/sh
+. "$srcdir/tests/pg-lib.sh"
+T=$T PG_DIR=$PG_DIR PG_BIN=$PG_BIN PG_USER=$PG_USER
+case \$1 in
+stop)	rm -f "$T/ready-at"
+	pg_stop ;;
+start)	pg_restart || exit 1
+	at=\$(grep 'database system is ready to accept connections' \\
+	    "$PG_DIR/server.log" | tail -n 1 | cut -d ' ' -f 1-3)
+	date -d "\$at" +%s.%N >"$T/ready-at.new" &&
+	    mv "$T/ready-at.new" "$T/ready-at" ;;
+esac
+EOS
+	chmod +x pgctl
+	milter r
+	scenario t-pg-back.lua -D SOCK="unix:$T/r.sock" -D PGCTL="$T/pgctl" \
+	    -D LOG="$T/r.log" -D READY="$T/ready-at"
+	ok $? "the database back: the first message after it answers is judged (t-pg-back.lua)"
+	diag t-pg-back.lua.out
+	kill -TERM $pid_r 2>/dev/null
+	wait $pid_r 2>/dev/null
+	cat r.log >>"$out"
+	[ -f "$PG_DIR/data/postmaster.pid" ] || pg_restart
+	pg_sql "ALTER SYSTEM RESET log_timezone" >/dev/null &&
+	    pg_sql "SELECT pg_reload_conf()" >/dev/null
 else
 	skip "two milters sharing the database" \
 	    "miltertest or patatt is not installed"
 	skip "a milter with the database away" \
 	    "miltertest or patatt is not installed"
+	skip "the database back" "miltertest or patatt is not installed"
 fi
 
 # patchattest-milter -n: the database unreachable, a schema of another

@@ -441,6 +441,64 @@ test_printable(void)
 		    strlen(rows[k].in)), rows[k].want, "printable %zu", k);
 }
 
+/*
+ * hdrfmt_clip: one line, cut after a whole word with "...": libpq's
+ * message that once lost the end of "administrator" in a reason
+ */
+static void
+test_clip(void)
+{
+	static const char lost[] = "lost the state database (database "
+	    "postgres on /tmp/t-pg.Ab12Cd/pg): FATAL:  terminating "
+	    "connection due to administrator command\nserver closed the "
+	    "connection unexpectedly\n\tThis probably means the server "
+	    "terminated abnormally\n\tbefore or while processing the "
+	    "request.\n";
+	static const struct {
+		const char	*in;
+		size_t		 size;
+		const char	*want;
+	} rows[] = {
+		{ "plain words", 32, "plain words" },
+		{ "\n  line one\n\tline  two \r\n", 32, "line one line two" },
+		{ "one two three", 14, "one two three" },
+		{ "one two three", 13, "one two..." },
+		{ "one two three", 11, "one two..." },
+		{ "one two three", 10, "one..." },
+		{ "one two three", 7, "one..." },
+		/* a first word longer than all the room: between characters */
+		{ "abcdefghij klm", 8, "abcd..." },
+		{ "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 8, "\xc3\xa9\xc3\xa9..." },
+		{ "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 7, "\xc3\xa9..." },
+		{ "caf\xc3\xa9 cr\xc3\xa8me br\xc3\xbbl\xc3\xa9" "e", 16,
+		    "caf\xc3\xa9 cr\xc3\xa8me..." },
+		{ "abcdef", 4, "..." },
+		{ "", 4, "" },
+		{ " \n\t ", 4, "" },
+		{ lost, 101, "lost the state database (database postgres on "
+		    "/tmp/t-pg.Ab12Cd/pg): FATAL: terminating connection..." },
+		{ lost, 105, "lost the state database (database postgres on "
+		    "/tmp/t-pg.Ab12Cd/pg): FATAL: terminating connection "
+		    "due..." },
+		{ lost, 256, "lost the state database (database postgres on "
+		    "/tmp/t-pg.Ab12Cd/pg): FATAL: terminating connection "
+		    "due to administrator command server closed the connection "
+		    "unexpectedly This probably means the server terminated "
+		    "abnormally before or while processing the..." },
+		{ lost, 262, "lost the state database (database postgres on "
+		    "/tmp/t-pg.Ab12Cd/pg): FATAL: terminating connection "
+		    "due to administrator command server closed the connection "
+		    "unexpectedly This probably means the server terminated "
+		    "abnormally before or while processing the request." },
+	};
+	char buf[512];
+	size_t k;
+
+	for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++)
+		tap_check_str(hdrfmt_clip(buf, rows[k].size, rows[k].in),
+		    rows[k].want, "clip %zu", k);
+}
+
 /* hdrfmt_quoted: ASCII or valid UTF-8 out, whatever comes in */
 static void
 test_quoted(void)
@@ -476,6 +534,7 @@ main(void)
 {
 	test_quoted();
 	test_printable();
+	test_clip();
 	test_actions();
 	test_text();
 	test_wait();

@@ -292,7 +292,7 @@ else
 fi
 qid=$(sed -n 's/^<-  250 2\.0\.0 \([^ ]*\) Message accepted.*/\1/p' \
     "$T/msg/seed-002.smtp")
-grep -q "^patchattest-milter: $qid: message-id=\"<seed-002@" "$T/milter.log"
+grep -q " patchattest-milter: $qid: message-id=\"<seed-002@" "$T/milter.log"
 ok $? "the milter logs seed 002 under the queue ID Sendmail gave it ($qid)"
 
 # --- a patch sent byte for byte, and with swaks --data ---------------------

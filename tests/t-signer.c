@@ -274,6 +274,18 @@ test_minimum(void)
 	tap_check_str(d.reason, "signer memory could not be consulted: the "
 	    "state file is damaged; this one is unsigned",
 	    "... and the reason says why, and what it was otherwise");
+	/* libpq's message, long and on several lines, whole words only */
+	decider_use_ledger(dc, NULL, "lost the state database (database "
+	    "postgres on /run/postgresql): FATAL:  terminating connection due "
+	    "to administrator command\nserver closed the connection "
+	    "unexpectedly");
+	unsigned_from(&msg, FROM_ALICE);
+	judge(&msg, &d, &a);
+	tap_check_str(d.reason, "signer memory could not be consulted: lost "
+	    "the state database (database postgres on /run/postgresql): "
+	    "FATAL: terminating connection due...; this one is unsigned",
+	    "a long reason from the database: cut after a whole word, on "
+	    "one line");
 	decider_use_ledger(dc, NULL, NULL);
 	judge(&msg, &d, &a);
 	tap_check_str(d.reason, "", "signer memory off: nothing said");

@@ -104,6 +104,66 @@ hdrfmt_printable(char *buf, size_t size, const void *s, size_t len)
 	return buf;
 }
 
+/* blank - a space, a tab or a line end: what hdrfmt_clip() makes a space */
+static int
+blank(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/*
+ * cut - buf (at bytes, its last word whole or not) ended by "..." after
+ * the last whole word that leaves room for it in size bytes; its length
+ */
+static size_t
+cut(char *buf, size_t size, size_t at, int whole)
+{
+	size_t end = 0, k;
+
+	if (whole && at + 3 < size)
+		end = at;
+	else	/* a space in buf follows a whole word */
+		for (k = 0; k < at; k++)
+			if (buf[k] == ' ' && k + 3 < size)
+				end = k;
+	if (end == 0) {
+		/* one word longer than all the room: between characters */
+		end = at < size - 4 ? at : size - 4;
+		while (end > 0 && ((unsigned char)buf[end] & 0xc0) == 0x80)
+			end--;
+	}
+	memcpy(buf + end, "...", 3);
+	return end + 3;
+}
+
+const char *
+hdrfmt_clip(char *buf, size_t size, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i, n, at = 0, len = strlen(s);
+	int valid, gap = 0;
+
+	for (i = 0; i < len; i += n) {
+		if (blank(p[i])) {
+			n = 1;
+			gap = at > 0;
+			continue;
+		}
+		n = pytext_utf8_char(p + i, len - i, &valid);
+		if (at + gap + n >= size)
+			break;
+		if (gap)
+			buf[at++] = ' ';
+		gap = 0;
+		memcpy(buf + at, p + i, n);
+		at += n;
+	}
+	if (i < len)
+		at = cut(buf, size, at, gap);
+	buf[at] = '\0';
+	return buf;
+}
+
 void
 hdrfmt_item(struct sbuf *out, size_t *col, const char *sep, const char *item,
     size_t len)

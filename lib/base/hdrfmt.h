@@ -40,6 +40,16 @@ const char *hdrfmt_printable(char *buf, size_t size, const void *s,
 	    size_t len);
 
 /*
+ * hdrfmt_clip - text s on one line into buf (size bytes, at least 4):
+ * each run of blanks and line ends one space, none at either end; when it
+ * does not fit, cut after the last whole word that leaves room for "...",
+ * which ends it (only a first word longer than all the room is cut, and
+ * then between characters); returns buf.  For reasons made from other
+ * programs' messages (libpq's), read in a header field or a log line.
+ */
+const char *hdrfmt_clip(char *buf, size_t size, const char *s);
+
+/*
  * hdrfmt_item - append sep and item, or, when item would pass the width,
  * sep without its trailing blanks, a fold, and item.  *col is the column
  * the value ends at (start it at the length of "Name: ").

@@ -107,6 +107,10 @@ const struct config_key config_keys[] = {
 	    OFF(max_connections),
 	    "Connections judged at once; one more is handled as a fault "
 	    "(OnError)." },
+	{ "IdleConnectionGrace", CONFIG_INT, "10", 1, 3600, NULL,
+	    OFF(idle_grace),
+	    "Seconds a connection may wait for its MTA and keep its place "
+	    "when MaximumConnections are all held." },
 	{ "MetricsListen", CONFIG_TEXT, NULL, 0, 0, NULL, OFF(metrics_listen),
 	    "Where GET /metrics is served, e.g. 127.0.0.1:9108 or "
 	    "[::1]:9108; unset: off." },

@@ -125,6 +125,8 @@ struct pa_config {
 	enum log_level		 log_level;
 	long			 timeout;	/* seconds the MTA may be silent */
 	long			 max_connections;
+	long			 idle_grace;	/* seconds a waiting connection
+						   keeps its place */
 	char			*metrics_listen;	/* NULL: off */
 	enum yes_no		 metrics_remote;	/* any address */
 

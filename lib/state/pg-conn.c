@@ -22,16 +22,26 @@
 #include <time.h>
 
 #include "pg-int.h"
+#include "base.h"
 
-#define BACKOFF_MAX_SECONDS	30
+/*
+ * While the database is away, one thread at a time tries to connect,
+ * RETRY_FIRST_MS after it went, then twice as long after each attempt
+ * that failed, up to RETRY_MAX_MS: the first message after it answers
+ * again gets a connection within a second, and a host that drops our
+ * packets holds one message at a time for connect_ms.
+ */
+#define RETRY_FIRST_MS		100
+#define RETRY_MAX_MS		500
 
 static long	 ms_left(const struct timespec *);
 static void	 deadline(struct timespec *, unsigned);
 static int	 wait_fd(PGconn *, short, const struct timespec *);
 static int	 conn_open(struct pgdb *, PGconn **, struct pa_err *);
-static void	 mark_away(struct pgdb *, const char *);
+static void	 mark_away(struct pgdb *, const char *, int);
+static int	 stale(PGconn *);
+static PGconn	*idle_take(struct pgdb *);
 static void	 parse_conninfo(struct pgdb *, const char *);
-static void	 last_line(char *, size_t, const char *);
 
 static void
 deadline(struct timespec *t, unsigned ms)
@@ -73,23 +83,6 @@ wait_fd(PGconn *conn, short events, const struct timespec *t)
 	return rc > 0 ? 0 : -1;
 }
 
-/* last_line - libpq's message m, one line (its last), into out */
-static void
-last_line(char *out, size_t size, const char *m)
-{
-	size_t n;
-
-	while (*m == '\n' || *m == ' ')
-		m++;
-	snprintf(out, size, "%s", *m ? m : "no reason given");
-	for (n = strlen(out); n > 0 && (out[n - 1] == '\n' ||
-	    out[n - 1] == ' '); n--)
-		out[n - 1] = '\0';
-	for (n = 0; out[n] != '\0'; n++)
-		if (out[n] == '\n' || out[n] == '\t')
-			out[n] = ' ';
-}
-
 void
 pgdb_scrub(const struct pgdb *db, char *s)
 {
@@ -108,12 +101,18 @@ int
 pgdb_fail(const struct pgdb *db, struct pa_err *err, const char *what,
     const char *reason)
 {
-	char line[sizeof(err->msg)];
+	char full[1024], msg[sizeof(err->msg)];
+	int n;
 
-	last_line(line, sizeof(line), reason);
-	pa_err_set(err, "%s the state database (%s): %s", what, db->where,
-	    line);
-	pgdb_scrub(db, err->msg);
+	snprintf(full, sizeof(full), "%s", reason);
+	pgdb_scrub(db, full);
+	n = snprintf(msg, sizeof(msg), "%s the state database (%s): ", what,
+	    db->where);
+	if (n > 0 && (size_t)n + 4 <= sizeof(msg))
+		hdrfmt_clip(msg + n, sizeof(msg) - (size_t)n,
+		    full[strspn(full, " \t\r\n")] != '\0' ? full :
+		    "no reason given");
+	pa_err_set(err, "%s", msg);
 	return PA_ERROR;
 }
 
@@ -189,24 +188,58 @@ pgdb_free(struct pgdb *db)
 	free(db);
 }
 
-/* mark_away - the database counts as away for why (db->lock not held) */
+/*
+ * mark_away - the database counts as away for why (db->lock not held):
+ * the next attempt to connect waits, longer after a failed one (probe)
+ */
 static void
-mark_away(struct pgdb *db, const char *why)
+mark_away(struct pgdb *db, const char *why, int probe)
 {
 	int was;
 
 	pthread_mutex_lock(&db->lock);
 	was = db->away;
+	if (!was || probe) {
+		db->retry_ms = !was ? RETRY_FIRST_MS : db->retry_ms * 2 >
+		    RETRY_MAX_MS ? RETRY_MAX_MS : db->retry_ms * 2;
+		deadline(&db->retry_at, db->retry_ms);
+		snprintf(db->why, sizeof(db->why), "%s", why);
+	}
 	db->away = 1;
-	db->backoff = was ? (db->backoff * 2 > BACKOFF_MAX_SECONDS ?
-	    BACKOFF_MAX_SECONDS : db->backoff * 2) : 1;
-	deadline(&db->retry_at, db->backoff * 1000);
-	snprintf(db->why, sizeof(db->why), "%s", why);
+	if (probe)
+		db->probing = 0;
 	while (db->n_idle > 0)
 		PQfinish(db->idle[--db->n_idle]);
 	pthread_mutex_unlock(&db->lock);
 	if (!was && db->notice.fn != NULL)
 		db->notice.fn(db->notice.arg, 0, why);
+}
+
+/*
+ * stale - whether the server spoke to idle conn: to an idle connection it
+ * only says that it ends it (it stopped or restarted, or closed it)
+ */
+static int
+stale(PGconn *conn)
+{
+	struct pollfd pfd = { PQsocket(conn), POLLIN, 0 };
+
+	return pfd.fd < 0 || poll(&pfd, 1, 0) != 0;
+}
+
+/* idle_take - an idle connection that is not stale, or NULL (db->lock) */
+static PGconn *
+idle_take(struct pgdb *db)
+{
+	PGconn *conn;
+
+	while (db->n_idle > 0) {
+		conn = db->idle[--db->n_idle];
+		if (!stale(conn))
+			return conn;
+		PQfinish(conn);
+	}
+	return NULL;
 }
 
 /*
@@ -251,28 +284,30 @@ conn_open(struct pgdb *db, PGconn **out, struct pa_err *err)
 int
 pgdb_get(struct pgdb *db, PGconn **out, struct pa_err *err)
 {
-	int rc, was;
+	int rc, was, probe;
 
 	pthread_mutex_lock(&db->lock);
-	if (db->away && ms_left(&db->retry_at) > 0) {
+	if (db->away && (db->probing || ms_left(&db->retry_at) > 0)) {
 		pa_err_set(err, "%s", db->why);
 		pthread_mutex_unlock(&db->lock);
 		return PA_ERROR;
 	}
-	if (db->n_idle > 0) {
-		*out = db->idle[--db->n_idle];
+	if ((probe = db->away))
+		db->probing = 1;
+	else if ((*out = idle_take(db)) != NULL) {
 		pthread_mutex_unlock(&db->lock);
 		return 0;
 	}
 	pthread_mutex_unlock(&db->lock);
 	if ((rc = conn_open(db, out, err)) != 0) {
-		mark_away(db, err->msg);
+		mark_away(db, err->msg, probe);
 		return rc;
 	}
 	pthread_mutex_lock(&db->lock);
 	was = db->away;
 	db->away = 0;
-	db->backoff = 0;
+	if (probe)
+		db->probing = 0;
 	pthread_mutex_unlock(&db->lock);
 	if (was && db->notice.fn != NULL)
 		db->notice.fn(db->notice.arg, 1, db->where);
@@ -292,7 +327,7 @@ pgdb_put(struct pgdb *db, PGconn *conn, int broken)
 		    "answering", db->where);
 		PQfinish(conn);
 		if (broken)
-			mark_away(db, why);
+			mark_away(db, why, 0);
 		return;
 	}
 	pthread_mutex_lock(&db->lock);

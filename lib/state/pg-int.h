@@ -10,9 +10,11 @@
  * struct pgdb is a pool of connections to one database: a thread takes
  * one for a statement or a transaction and gives it back.  Each wait is
  * bounded: connect_ms to connect, timeout_ms for a statement's answer.
- * A connection that fails is closed, the database counts as away, and for
- * a backoff that doubles up to BACKOFF_MAX_SECONDS every use fails at
- * once with the same reason; notice hears each change.
+ * A connection that fails is closed and the database counts as away:
+ * every use fails at once with the same reason, but for one thread at a
+ * time that tries to connect again, a moment later (under a second);
+ * notice hears each change.  An idle connection the server spoke to (it
+ * ended it) is closed instead of being used.
  */
 #ifndef PA_PG_INT_H
 #define PA_PG_INT_H
@@ -40,8 +42,9 @@ struct pgdb {
 	PGconn			*idle[PGDB_POOL_MAX];
 	size_t			 n_idle;
 	int			 away;		/* the database is away */
+	int			 probing;	/* a thread tries it again */
 	struct timespec		 retry_at;	/* not tried before (monotonic) */
-	unsigned		 backoff;	/* seconds */
+	unsigned		 retry_ms;	/* after the last attempt */
 	char			 why[256];	/* why it is away */
 };
 
@@ -64,7 +67,11 @@ int	pgdb_exec(struct pgdb *, PGconn *, const char *sql, int n,
 /* pgdb_query - pgdb_exec on a connection of the pool */
 int	pgdb_query(struct pgdb *, const char *sql, int n,
 	    const char *const *params, PGresult **res, struct pa_err *);
-/* pgdb_fail - "WHAT the state database (WHERE): REASON" without secret */
+/*
+ * pgdb_fail - "WHAT the state database (WHERE): REASON" without secret,
+ * REASON (libpq's) on one line and cut after a whole word when long: it
+ * goes into the reasons of header fields
+ */
 int	pgdb_fail(const struct pgdb *, struct pa_err *, const char *what,
 	    const char *reason);
 /* pgdb_scrub - every copy of the password in s replaced by "***" */

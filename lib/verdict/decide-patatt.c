@@ -97,6 +97,7 @@ first_use(const struct patatt_context *j, const struct patatt_sig *s,
 {
 	struct pin pin;
 	struct pa_err why;
+	char cause[201];
 
 	switch (j->tofu(j->tofu_arg, s->identity, s->offered,
 	    c->result == VERDICT_PASS, &pin, &why)) {
@@ -122,7 +123,8 @@ first_use(const struct patatt_context *j, const struct patatt_sig *s,
 	case TOFU_UNKNOWN:
 		c->result = VERDICT_TEMPERROR;
 		snprintf(c->reason, sizeof(c->reason), "the key pinned on "
-		    "first use could not be consulted: %.200s", why.msg);
+		    "first use could not be consulted: %s",
+		    hdrfmt_clip(cause, sizeof(cause), why.msg));
 		break;
 	}
 }

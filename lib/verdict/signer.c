@@ -270,15 +270,17 @@ breaks(const struct decision *out)
 static void
 not_consulted(struct decision *out, const char *how, const char *why)
 {
-	char was[sizeof(out->reason)];
+	char cause[101], was[61];
 
-	memcpy(was, out->reason, sizeof(was));
+	/* both cut after a whole word: why may be libpq's long message */
+	hdrfmt_clip(cause, sizeof(cause), why);
+	hdrfmt_clip(was, sizeof(was), out->reason);
 	if (!out->has_patatt)
 		out->v01 = out->result;	/* the 2020 scheme's own, kept */
 	out->result = VERDICT_TEMPERROR;
 	out->lasting = 0;
 	snprintf(out->reason, sizeof(out->reason), "signer memory could not "
-	    "be consulted: %.100s; this one is %s%s%.60s%s", why, how,
+	    "be consulted: %s; this one is %s%s%s%s", cause, how,
 	    was[0] ? " (" : "", was, was[0] ? ")" : "");
 }
 

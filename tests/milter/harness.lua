@@ -84,6 +84,15 @@ function readfile(path)
 	return s
 end
 
+-- there(path): whether the file exists yet
+function there(path)
+	local f = io.open(path, "rb")
+	if f then
+		f:close()
+	end
+	return f ~= nil
+end
+
 -- wait_for(fn, what): poll fn every half second, 30 s at most
 function wait_for(fn, what)
 	for _ = 1, 60 do

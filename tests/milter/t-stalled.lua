@@ -12,15 +12,6 @@ dofile(HARNESS)
 
 local READY, OUT = DATA .. "/stall.ready", DATA .. "/stall.out"
 
--- there(path): whether the file exists yet
-local function there(path)
-	local f = io.open(path, "rb")
-	if f then
-		f:close()
-	end
-	return f ~= nil
-end
-
 run(function()
 	os.execute(string.format("%s %s 3 4 %s %s &", STALL, MSOCK, READY,
 	    OUT))
