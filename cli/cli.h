@@ -175,5 +175,13 @@ int	cli_hash(struct msghash *h, struct mailmsg *m, const char *data,
  */
 struct pa_config;
 int	cli_load_config(struct pa_config *cfg, const char *path);
+/*
+ * cli_act_for_milter - run as root, a command that acts for the milter
+ * (patchattest db) becomes UserID for good, as the milter does once its
+ * socket is open, so that it reaches the database as the milter does
+ * (with that user's passfile, read as that user).  Returns 0 or
+ * CLI_EXIT_ERROR, said on stderr.
+ */
+int	cli_act_for_milter(const struct pa_config *cfg);
 
 #endif

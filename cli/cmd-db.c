@@ -28,8 +28,10 @@ const struct cli_cmd cli_cmd_db = {
 	.summary = "make, migrate or check the state database",
 	.about =
 	    "init: make the tables of StateDatabase (PostgreSQL), or migrate\n"
-	    "them to this version; run it once, from any node.  status: say\n"
-	    "whether the database answers and its schema is this version's.\n"
+	    "them to this version, and let the user StateDatabaseReader names\n"
+	    "read them; run it once, from any node.  status: say whether the\n"
+	    "database answers and its schema is this version's.  Run as root,\n"
+	    "it runs as UserID, with that user's passfile, as the milter does.\n"
 	    "The password is never shown; it may come from libpq's passfile.\n"
 	    "Exit status: 0, 1 when the schema is missing or of another\n"
 	    "version, 2 on errors (the database cannot be reached).",
@@ -41,6 +43,7 @@ cmd_db(int argc, char **argv)
 {
 	struct pa_config cfg;
 	struct pa_err err;
+	char reader[256];
 	int n, rc, version, status = CLI_EXIT_ERROR;
 
 	if ((n = cli_parse(&cli_cmd_db, argc, argv)) < 0)
@@ -51,7 +54,8 @@ cmd_db(int argc, char **argv)
 		return CLI_EXIT_ERROR;
 	}
 	config_init(&cfg);
-	if (cli_load_config(&cfg, db_conf) != 0)
+	if (cli_load_config(&cfg, db_conf) != 0 ||
+	    cli_act_for_milter(&cfg) != 0)
 		goto out;
 	if (cfg.state_database == NULL) {
 		cli_warn("no StateDatabase is configured: the state is in "
@@ -66,6 +70,9 @@ cmd_db(int argc, char **argv)
 			else
 				printf("schema version %d: made (was %d)\n",
 				    STATEDB_VERSION, version);
+			if (statedb_reader(&cfg, reader, sizeof(reader)))
+				printf("%s may read it (StateDatabaseReader)\n",
+				    reader);
 			status = CLI_EXIT_OK;
 		} else
 			cli_warn("%s", err.msg);

@@ -237,3 +237,22 @@ cli_load_config(struct pa_config *cfg, const char *path)
 	sbuf_release(&problems);
 	return rc == 0 ? 0 : CLI_EXIT_ERROR;
 }
+
+int
+cli_act_for_milter(const struct pa_config *cfg)
+{
+	struct runas ra;
+	struct pa_err err;
+
+	if (getuid() != 0 || cfg->user_id == NULL)
+		return 0;
+	if (runas_lookup(&ra, cfg->user_id, &err) != 0) {
+		cli_warn("UserID %s: %s", cfg->user_id, err.msg);
+		return CLI_EXIT_ERROR;
+	}
+	if (ra.uid != 0 && runas_become(&ra, &err) != 0) {
+		cli_warn("%s", err.msg);
+		return CLI_EXIT_ERROR;
+	}
+	return 0;
+}

@@ -262,14 +262,12 @@ raise_files(const struct pa_config *cf)
 }
 
 static int
-drop_privileges(const struct pa_config *cf, const struct runas *ra)
+drop_privileges(const struct runas *ra)
 {
-	if (!ra->set)
-		return 0;
-	if (initgroups(ra->name, ra->gid) != 0 || setgid(ra->gid) != 0 ||
-	    setuid(ra->uid) != 0) {
-		mlog(LOG_LEVEL_ERROR, "cannot become %s: %s", cf->user_id,
-		    strerror(errno));
+	struct pa_err err;
+
+	if (runas_become(ra, &err) != 0) {
+		mlog(LOG_LEVEL_ERROR, "%s", err.msg);
 		return -1;
 	}
 	return 0;
@@ -446,25 +444,30 @@ main(int argc, char **argv)
 	struct options o = { 0 };
 	struct runas ra = { 0 };
 	struct pa_config cf;
-	struct sbuf problems;
+	struct sbuf problems, notes;
 	struct pa_err err;
 	int rc = 1;
 
 	parse_options(argc, argv, &o);
 	sbuf_init(&problems, 1 << 16);
+	sbuf_init(&notes, 1 << 12);
 	if (setup_load(o.config, o.socket, o.pid_file, o.check_only, &cf, &ra,
-	    &problems) != 0) {
+	    &problems, &notes) != 0) {
 		fputs(problems.len ? problems.buf : "out of memory\n", stderr);
 		sbuf_release(&problems);
+		sbuf_release(&notes);
 		config_release(&cf);
 		return 1;
 	}
 	sbuf_release(&problems);
 	if (o.check_only) {
-		printf("%s: the configuration is good\n", o.config);
+		printf("%s: the configuration is good\n%s", o.config,
+		    notes.buf);
+		sbuf_release(&notes);
 		config_release(&cf);
 		return 0;
 	}
+	sbuf_release(&notes);
 
 	/* Until it leaves the terminal, the one who started it reads why not. */
 	mlog_open(1);
@@ -494,7 +497,7 @@ main(int argc, char **argv)
 		mlog(LOG_LEVEL_ERROR, "%s", err.msg);
 		goto out;
 	}
-	if (drop_privileges(&cf, &ra) != 0)
+	if (drop_privileges(&ra) != 0)
 		goto out;
 	if (state_init(&cf, &err) != 0) {
 		mlog(LOG_LEVEL_ERROR, "%s", err.msg);

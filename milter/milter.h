@@ -117,26 +117,20 @@ void	worker_request_reload(void);
 void	worker_reopen_index(void);
 void	worker_learn(const char *text, size_t len);
 
-/* Whom the milter runs as once its socket is open (UserID), if anyone. */
-struct runas {
-	int		 set;
-	uid_t		 uid;
-	gid_t		 gid;
-	char		 name[256];
-};
-
 /*
  * setup.c: setup_load - the configuration file with the socket and the
  * PidFile given on the command line (or NULL) in cf, UserID in ra, and
  * every problem that
  * would stop the milter or leave it unable to work in problems ("FILE:LINE:
  * Key value: why" lines); 0 when there is none.  check_only (-n) adds
- * what the milter starts without: a StateDatabase it cannot reach.
+ * what the milter starts without: a StateDatabase it cannot reach (as
+ * UserID reaches it), a passfile libpq ignores.  notes (or NULL) gets
+ * lines about what was found good: how the database was reached.
  * setup_socket_path - the file of a local socket spec, or NULL.
  */
 int		 setup_load(const char *file, const char *socket_arg,
 		    const char *pid_arg, int check_only, struct pa_config *,
-		    struct runas *, struct sbuf *problems);
+		    struct runas *, struct sbuf *problems, struct sbuf *notes);
 const char	*setup_socket_path(const char *spec);
 
 /*

@@ -8,18 +8,19 @@
  *
  * What is judged for the user the milter runs as (UserID), not for the one
  * who runs the check: a GnuPG home that only root can read is no use to
- * the milter once it has dropped its privileges.
+ * the milter once it has dropped its privileges, and StateDatabase is
+ * reached as that user, with that user's passfile.
  */
 #include "config.h"
 
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
 #include <libgen.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@ struct origin {
 	const struct pa_config	*cf;
 	const struct runas	*ra;
 	struct sbuf		*problems;
+	struct sbuf		*notes;		/* what -n says besides */
 	int			 check_only;	/* -n: say all that is wrong */
 };
 
@@ -214,27 +216,11 @@ check_metrics(const struct origin *o)
 static void
 lookup_user(const struct origin *o, const char *spec, struct runas *ra)
 {
-	const char *colon = strchr(spec, ':');
 	struct setting set = setting(o, "UserID", spec);
-	struct passwd *pw;
-	struct group *gr;
+	struct pa_err err;
 
-	snprintf(ra->name, sizeof(ra->name), "%.*s", colon ?
-	    (int)(colon - spec) : (int)strlen(spec), spec);
-	if ((pw = getpwnam(ra->name)) == NULL) {
-		problem(o, &set, "no such user");
-		return;
-	}
-	ra->uid = pw->pw_uid;
-	ra->gid = pw->pw_gid;
-	if (colon != NULL) {
-		if ((gr = getgrnam(colon + 1)) == NULL) {
-			problem(o, &set, "no such group");
-			return;
-		}
-		ra->gid = gr->gr_gid;
-	}
-	ra->set = 1;
+	if (runas_lookup(ra, spec, &err) != 0)
+		problem(o, &set, "%s", err.msg);
 }
 
 /*
@@ -314,23 +300,113 @@ check_journal(const struct origin *o, const struct pa_config *cf)
 		problem(o, &set, "%s", err.msg);
 }
 
+/* write_all - len bytes of p to fd, or as many as it takes */
+static void
+write_all(int fd, const void *p, size_t len)
+{
+	const char *c = p;
+	ssize_t n;
+
+	while (len > 0)
+		if ((n = write(fd, c, len)) > 0) {
+			c += n;
+			len -= (size_t)n;
+		} else if (n == 0 || errno != EINTR)
+			return;
+}
+
+/* read_all - up to len bytes from fd into p, until its end: how many */
+static size_t
+read_all(int fd, void *p, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len)
+		if ((n = read(fd, (char *)p + got, len - got)) > 0)
+			got += (size_t)n;
+		else if (n == 0 || errno != EINTR)
+			break;
+	return got;
+}
+
 /*
- * check_database - StateDatabase reached, with the schema this program
- * reads (the value is not repeated: it may hold a password).  A database
- * that cannot be reached stops only -n: a node that starts while it is
- * away must still pass mail, as it does when the database goes away
- * later (the log says so at the first message that needs it).
+ * look_as_user - statedb_look() as the milter's user will see the
+ * database: when we are root and UserID is another user, in a child that
+ * becomes that user first, so that libpq reads the passfile the milter
+ * will read, as the milter will, and root opens nothing in that user's
+ * home; the child hands what it saw back through a pipe.  Else here.
+ */
+static void
+look_as_user(const struct origin *o, const struct pa_config *cf,
+    struct statedb_seen *seen)
+{
+	struct pa_err err;
+	size_t got = 0;
+	pid_t pid = -1;
+	int fds[2], saved;
+
+	if (getuid() != 0 || !o->ra->set || o->ra->uid == 0) {
+		statedb_look(cf, seen);
+		return;
+	}
+	if (pipe(fds) != 0)
+		fds[0] = fds[1] = -1;
+	else if ((pid = fork()) == 0) {
+		close(fds[0]);
+		if (runas_become(o->ra, &err) == 0)
+			statedb_look(cf, seen);
+		else {
+			memset(seen, 0, sizeof(*seen));
+			seen->rc = PA_ERROR;
+			seen->err = err;
+		}
+		write_all(fds[1], seen, sizeof(*seen));
+		_exit(0);
+	}
+	saved = errno;
+	if (pid > 0) {
+		close(fds[1]);
+		got = read_all(fds[0], seen, sizeof(*seen));
+		close(fds[0]);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	} else if (fds[0] >= 0) {
+		close(fds[0]);
+		close(fds[1]);
+	}
+	if (got != sizeof(*seen)) {
+		memset(seen, 0, sizeof(*seen));
+		seen->rc = PA_ERROR;
+		pa_err_set(&seen->err, "cannot look at it as %s: %s",
+		    o->ra->name, pid < 0 ? strerror(saved) :
+		    "the process that looked ended without an answer");
+	}
+}
+
+/*
+ * check_database - StateDatabase reached as the milter's user will reach
+ * it, with the schema this program reads (the value is not repeated: it
+ * may hold a password); how it was reached, for -n to say.  A database
+ * that cannot be reached, or a passfile libpq ignores, stops only -n: a
+ * node that starts while it is away must still pass mail, as it does
+ * when the database goes away later (the log says so at the first
+ * message that needs it).
  */
 static void
 check_database(const struct origin *o, const struct pa_config *cf)
 {
 	struct setting set = setting(o, "StateDatabase", "(not shown)");
-	struct pa_err err;
-	int version, rc;
+	struct statedb_seen seen;
 
-	rc = statedb_status(cf, &version, &err);
-	if (rc != 0 && (rc != PA_ERROR || o->check_only))
-		problem(o, &set, "%s", err.msg);
+	look_as_user(o, cf, &seen);
+	if (seen.passfile.msg[0] != '\0' && o->check_only)
+		problem(o, &set, "%s", seen.passfile.msg);
+	if (seen.rc != 0 && (seen.rc != PA_ERROR || o->check_only))
+		problem(o, &set, "%s", seen.err.msg);
+	else if (seen.rc == 0 && o->notes != NULL)
+		sbuf_addf(o->notes, "StateDatabase: schema version %d, reached "
+		    "%s\n", seen.version, seen.how);
 	check_journal(o, cf);
 }
 
@@ -405,10 +481,10 @@ check_paths(const struct origin *o)
 int
 setup_load(const char *file, const char *socket_arg, const char *pid_arg,
     int check_only, struct pa_config *cf, struct runas *ra,
-    struct sbuf *problems)
+    struct sbuf *problems, struct sbuf *notes)
 {
 	struct origin o = { file, socket_arg, pid_arg, cf, ra, problems,
-	    check_only };
+	    notes, check_only };
 	char *sock, *pid;
 
 	if (config_init(cf) != 0)

@@ -3,8 +3,8 @@
  * base.h - the public header of lib/base/, for the layers above and the
  * programs: the base of the library: bounded buffers (sbuf), arrays that grow,
  * ASCII case, SHA-256, lines of text, guarded maps, the configuration,
- * header and log text, Python's text rules, the transfer encodings and
- * big-endian numbers.
+ * header and log text, Python's text rules, the transfer encodings,
+ * big-endian numbers, and the user a program started as root acts as.
  */
 #ifndef PA_BASE_LAYER_H
 #define PA_BASE_LAYER_H
@@ -21,5 +21,6 @@
 #include "pytext.h"
 #include "codec.h"
 #include "bigend.h"
+#include "runas.h"
 
 #endif

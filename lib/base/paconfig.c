@@ -201,6 +201,11 @@ const struct config_key config_keys[] = {
 	    OFF(state_database_timeout_ms),
 	    "Milliseconds a read of StateDatabase may take before the mail "
 	    "is judged without it." },
+	{ "StateDatabaseReader", CONFIG_TEXT, NULL, 0, 0, NULL,
+	    OFF(state_database_reader),
+	    "Connection string of a read-only role for patchattest arrived, "
+	    "stats, check and tofu list, with the passfile of whoever runs "
+	    "them; patchattest db init grants its user SELECT." },
 	{ "SignerHabitMinimum", CONFIG_INT, "3", 1, 32, NULL,
 	    OFF(signer_habit_minimum),
 	    "Of an identity's recent patches, how many signed with a trusted "

@@ -159,6 +159,7 @@ struct pa_config {
 	char			*state_database;	/* NULL: the files */
 	long			 state_database_connect_ms;
 	long			 state_database_timeout_ms;
+	char			*state_database_reader;	/* NULL: as above */
 
 	/* The line of the file each key of config_keys[] was set on; 0: its
 	   default.  For messages about a value (config_key_line()). */

@@ -31,7 +31,7 @@ first_kept(MDB_txn *txn, const struct ledger_lmdb *l, const MDB_val *v,
 	rk.mv_size = LEDGER_KEY_LEN;
 	rk.mv_data = (unsigned char *)v->mv_data + 4;
 	return mdb_get(txn, l->records, &rk, &rv) == 0 &&
-	    ledger_decode_arrival(rv.mv_data, rv.mv_size, rk.mv_data,
+	    rv.mv_size <= LEDGER_VALUE_MAX && ledger_decode_arrival(rv.mv_data, rv.mv_size, rk.mv_data,
 	    rk.mv_size, first) == 0;
 }
 
@@ -81,24 +81,33 @@ lmdb_ledger_copies(struct ledger *base, const char *message_id, size_t len,
 	unsigned char hash[32];
 	MDB_val hk = { sizeof(hash), hash };
 	MDB_txn *txn;
-	int rc;
+	int rc, tries, settled;
 
 	memset(out, 0, sizeof(*out));
 	if (digest_sha256(hash, message_id, len) != 0) {
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}
-	if (ledger_intact(l, err) != 0)
-		return PA_ERROR;
-	mapguard_catch(&l->damaged);
-	if ((rc = ledger_txn_begin(l, MDB_RDONLY, &txn)) == 0) {
-		rc = ledger_copies_get(l, txn, &hk, out, NULL);
-		rc = rc < 0 ? -rc : 0;
+	/* unlocked, read again until a read settled (ledger-int.h) */
+	for (tries = 0, settled = 0; !settled && tries < LEDGER_READ_TRIES;
+	    tries++) {
+		if (ledger_intact(l, err) != 0)
+			return PA_ERROR;
+		mapguard_catch(&l->damaged);
+		/* a transaction not begun has let go of maplock */
+		if ((rc = ledger_txn_begin(l, MDB_RDONLY, &txn)) == 0) {
+			rc = ledger_copies_get(l, txn, &hk, out, NULL);
+			rc = rc < 0 ? -rc : 0;
+			settled = ledger_txn_settled(l, txn);
+			ledger_txn_end(l, txn);
+		} else
+			settled = 1;
+		mapguard_catch(NULL);
 	}
-	ledger_txn_end(l, txn);
-	mapguard_catch(NULL);
 	if (ledger_intact(l, err) != 0)
 		return PA_ERROR;
+	if (!settled)
+		rc = LEDGER_UNSETTLED;
 	if (rc != 0)
 		return ledger_fail(l, err, "reading", rc);
 	return out->arrived > 0 ? 0 : PA_ENOTFOUND;

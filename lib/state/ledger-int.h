@@ -30,6 +30,28 @@
  * tied to its thread).  maplock is held for reading around every
  * transaction and for writing while the map is resized, which LMDB
  * allows only with no transaction open in the process.
+ *
+ * The file is made readable by the milter's group (0640), and its lock
+ * file (PATH-lock) is not: whoever may write the lock file can stall the
+ * milter's writer (its mutex is in there) or pin every page it would
+ * reuse.  A reader that may not write the lock file (a maintainer in the
+ * group) opens the file without it (MDB_NOLOCK, unlocked): the milter
+ * then does not know of its snapshot, and may reuse the pages the
+ * snapshot reads.  LMDB's writer takes a page for reuse only when it
+ * was freed two transactions before its own or earlier, so a snapshot
+ * stays whole until the writer's second commit after it; an unlocked
+ * read therefore checks, once done and before anything it read is
+ * used, that the file's last commit is at most one past its snapshot
+ * (ledger_txn_settled()), and reads again when it is not, in chunks
+ * that end at the first commit after their snapshot
+ * (ledger_txn_moved()).  A page can then be rewritten under a read only
+ * when two of the writer's commits, each a batch that gathered for
+ * LEDGER_GATHER_MS, fall within the reading of one record; LMDB, which
+ * asserts what it expects of the pages it walks, would otherwise stop
+ * a reader that met one.  What an unsettled read found damaged
+ * is not reported (a reused page looks damaged); values are bounded
+ * (LEDGER_VALUE_MAX) before they are read, and each record's checksum
+ * still stands behind all of this.
  */
 #ifndef PA_LEDGER_INT_H
 #define PA_LEDGER_INT_H
@@ -48,6 +70,12 @@
 #define LEDGER_KEY_LEN		16	/* time and sequence */
 #define LEDGER_MSGID_VAL_LEN	(4 + LEDGER_KEY_LEN)
 #define LEDGER_COPIES_VAL_LEN	8
+#define LEDGER_READ_TRIES	100	/* unlocked reads of one chunk */
+/* An unlocked read that did not settle, among LMDB's codes, ours. */
+#define LEDGER_UNSETTLED	(MDB_LAST_ERRCODE + 1)
+/* Mapped past the file for an unlocked reader: a page rewritten as it
+   is read cannot lead LMDB to read past the map. */
+#define LEDGER_MAP_SLACK	((size_t)1 << 20)
 
 struct ledger_lmdb {
 	struct ledger		 base;		/* first: the handle */
@@ -61,6 +89,9 @@ struct ledger_lmdb {
 	atomic_uint_least64_t	 used;		/* at the last commit */
 	size_t			 mapsize;
 	atomic_int		 damaged;	/* the file was cut */
+	int			 unlocked;	/* read without the lock
+						   file: reads check that
+						   they settled */
 	pthread_rwlock_t	 maplock;
 
 	/* The queue, a ring of LEDGER_QUEUE_MAX, and its writer */
@@ -82,7 +113,10 @@ struct ledger_lmdb {
 	struct copy_news	 news;		/* of the last batch */
 };
 
-/* ledger_fail - "WHAT the arrival records at PATH: REASON"; PA_ERROR */
+/*
+ * ledger_fail - "WHAT the arrival records at PATH: REASON" for LMDB's
+ * code rc (or LEDGER_UNSETTLED); PA_ERROR
+ */
 int	ledger_fail(const struct ledger_lmdb *, struct pa_err *, const char *what,
 	    int rc);
 /* ledger_intact - 0, or PA_ERROR when the file was cut under us */
@@ -94,6 +128,20 @@ int	ledger_intact(const struct ledger_lmdb *, struct pa_err *);
  */
 int	ledger_txn_begin(struct ledger_lmdb *, unsigned int flags, MDB_txn **);
 void	ledger_txn_end(struct ledger_lmdb *, MDB_txn *);
+/*
+ * ledger_txn_settled - whether what the read transaction txn read may be
+ * used: always with the lock file; unlocked, when the writer committed
+ * at most once since its snapshot (see above).  Before ledger_txn_end().
+ */
+int	ledger_txn_settled(struct ledger_lmdb *, MDB_txn *);
+/*
+ * ledger_txn_moved - unlocked, whether the writer committed since txn's
+ * snapshot: a walk ends its chunk there, while the chunk still settles,
+ * so that what it reads is never exposed to more than the reading of
+ * one record (with the lock file, never)
+ */
+int	ledger_txn_moved(struct ledger_lmdb *, MDB_txn *);
+
 /*
  * ledger_grow - the map made twice as large, up to LEDGER_MAPSIZE_MAX: 0,
  * or the LMDB code (MDB_MAP_FULL when it is as large as it may be)

@@ -1,9 +1,18 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ledger-read.c - the arrival records by Message-ID, by patch-id and by
- * time, and the signing habits, each in a read transaction of its own
+ * time, and the signing habits, each in read transactions of their own
  * (see ledger.h).  A record that does not decode is an error naming it
  * (its arrival time and sequence number), never another record.
+ *
+ * A handle read without the lock file (unlocked, ledger-int.h) reads in
+ * chunks of at most CHUNK_MAX records, each in a transaction of its own
+ * that ends early at the writer's first commit after its snapshot:
+ * what a chunk finds is held, and passed on (or its damage said) only
+ * once the chunk settled; one that did not is read again from where it
+ * began, LEDGER_READ_TRIES times at most.  A walk then sees the records
+ * of several snapshots, one after the other, in order.  With the lock
+ * file, a walk is one transaction and fn is called as it goes.
  */
 #include "config.h"
 
@@ -23,6 +32,7 @@
  * ledger-int.h's "accepted": those the read's snapshot holds are passed).
  */
 #define WAITING_MAX	(LEDGER_COPIES_KEPT + LEDGER_DIFFERING_KEPT)
+#define CHUNK_MAX	64	/* records an unlocked read holds */
 
 struct waiting {
 	struct arrival	*a;		/* WAITING_MAX, or NULL: none */
@@ -38,52 +48,126 @@ struct walk {
 	void		 *arg;
 	struct pa_err	 *err;
 	size_t		  found;
+	/* unlocked: the chunk's records, for fn once it settled */
+	struct arrival	 *held;		/* CHUNK_MAX, made at the first */
+	size_t		  nheld;
+	int		  again;	/* the chunk did not settle */
+	int		  tries;	/* of this chunk */
 };
 
-static int	 walk_begin(struct walk *, struct ledger_lmdb *,
+static void	 walk_init(struct walk *, struct ledger_lmdb *,
 		    int (*)(void *, const struct arrival *), void *,
 		    struct pa_err *);
+static int	 walk_begin(struct walk *);
 static int	 walk_end(struct walk *, int, int);
+static int	 walk_again(struct walk *, int *);
+static int	 walk_full(const struct walk *);
+static int	 walk_moved(struct walk *);
 static int	 visit(struct walk *, const MDB_val *, const MDB_val *);
+struct resume;
+static int	 index_chunk(struct walk *, MDB_dbi, const MDB_val *, size_t,
+		    const struct resume *, struct resume *, int *);
 static int	 by_index(struct ledger_lmdb *, MDB_dbi, MDB_val *, size_t,
 		    struct waiting *, int (*)(void *, const struct arrival *),
 		    void *, struct pa_err *);
+static int	 time_chunk(struct walk *, const unsigned char *,
+		    const unsigned char *, unsigned char *, int *, int *);
 static int	 damaged(struct walk *, const unsigned char *);
 
-static int
-walk_begin(struct walk *w, struct ledger_lmdb *l,
+static void
+walk_init(struct walk *w, struct ledger_lmdb *l,
     int (*fn)(void *, const struct arrival *), void *arg, struct pa_err *err)
+{
+	*w = (struct walk){ .l = l, .fn = fn, .arg = arg, .err = err };
+}
+
+/* walk_begin - a chunk's transaction (the whole walk's with the lock) */
+static int
+walk_begin(struct walk *w)
 {
 	int rc;
 
-	*w = (struct walk){ .l = l, .fn = fn, .arg = arg, .err = err };
-	if (ledger_intact(l, err) != 0)
+	w->nheld = 0;
+	w->again = 0;
+	if (ledger_intact(w->l, w->err) != 0)
 		return PA_ERROR;
-	mapguard_catch(&l->damaged);
-	if ((rc = ledger_txn_begin(l, MDB_RDONLY, &w->txn)) != 0) {
+	mapguard_catch(&w->l->damaged);
+	if ((rc = ledger_txn_begin(w->l, MDB_RDONLY, &w->txn)) != 0) {
 		mapguard_catch(NULL);
-		return ledger_fail(l, err, "reading", rc);
+		return ledger_fail(w->l, w->err, "reading", rc);
 	}
 	return 0;
 }
 
 /*
- * walk_end - the transaction ended: stop (what fn returned, or an error
- * of ours) when not 0, else LMDB's rc as an error when it is one, else
- * whether anything was found
+ * walk_end - the transaction ended.  Unlocked, a chunk that did not
+ * settle drops what it found, sets again and gives 0; one that did
+ * passes its records to fn.  Then: stop (what fn returned, or an error
+ * of ours) when not 0, else LMDB's rc as an error when it is one
+ * (MDB_NOTFOUND is none), else 0.
  */
 static int
 walk_end(struct walk *w, int stop, int rc)
 {
+	int settled = ledger_txn_settled(w->l, w->txn), told = 0;
+	size_t i;
+
 	ledger_txn_end(w->l, w->txn);
 	mapguard_catch(NULL);
+	if (!settled && !atomic_load(&w->l->damaged)) {
+		w->nheld = 0;
+		w->again = 1;
+		return 0;
+	}
 	if (ledger_intact(w->l, w->err) != 0)
 		return PA_ERROR;
+	for (i = 0; i < w->nheld && told == 0; i++) {
+		w->found++;
+		told = w->fn(w->arg, &w->held[i]);
+	}
+	w->nheld = 0;
+	if (told != 0)
+		return told;
 	if (stop != 0)
 		return stop;
 	if (rc != 0 && rc != MDB_NOTFOUND)
 		return ledger_fail(w->l, w->err, "reading", rc);
-	return w->found > 0 ? 0 : PA_ENOTFOUND;
+	return 0;
+}
+
+/*
+ * walk_again - after walk_end(), whether the chunk is to be read again;
+ * past LEDGER_READ_TRIES it is not, and *rc says why
+ */
+static int
+walk_again(struct walk *w, int *rc)
+{
+	if (!w->again) {
+		w->tries = 0;
+		return 0;
+	}
+	if (++w->tries < LEDGER_READ_TRIES)
+		return 1;
+	*rc = ledger_fail(w->l, w->err, "reading", LEDGER_UNSETTLED);
+	return 0;
+}
+
+/* walk_full - an unlocked chunk holds all it may: it ends there */
+static int
+walk_full(const struct walk *w)
+{
+	return w->l->unlocked && w->nheld == CHUNK_MAX;
+}
+
+/*
+ * walk_moved - an unlocked chunk that holds a record, once the writer
+ * committed after its snapshot: it ends there (one record at least, so
+ * that a walk goes on however often the writer commits)
+ */
+static int
+walk_moved(struct walk *w)
+{
+	return w->nheld > 0 && ledger_txn_moved(w->l, w->txn);
 }
 
 /* damaged - the error of the record under key; PA_ERROR */
@@ -106,17 +190,32 @@ damaged(struct walk *w, const unsigned char *key)
 	return PA_ERROR;
 }
 
-/* visit - fn on the record v under k: fn's value, or PA_ERROR */
+/*
+ * visit - the record v under k to fn (fn's value), or held for it when
+ * unlocked (0); PA_ERROR when it is damaged.  A value longer than any
+ * record is damage, not read.
+ */
 static int
 visit(struct walk *w, const MDB_val *k, const MDB_val *v)
 {
-	struct arrival a;
+	struct arrival a, *to = &a;
 
 	if (k->mv_size != LEDGER_KEY_LEN)
 		return ledger_fail(w->l, w->err, "reading", MDB_CORRUPTED);
-	if (ledger_decode_arrival(v->mv_data, v->mv_size, k->mv_data,
-	    k->mv_size, &a) != 0)
+	if (w->l->unlocked) {
+		if (w->held == NULL && (w->held = malloc(CHUNK_MAX *
+		    sizeof(*w->held))) == NULL)
+			return ledger_fail(w->l, w->err, "reading", ENOMEM);
+		to = &w->held[w->nheld];
+	}
+	if (v->mv_size > LEDGER_VALUE_MAX ||
+	    ledger_decode_arrival(v->mv_data, v->mv_size, k->mv_data,
+	    k->mv_size, to) != 0)
 		return damaged(w, k->mv_data);
+	if (w->l->unlocked) {
+		w->nheld++;
+		return 0;
+	}
 	w->found++;
 	return w->fn(w->arg, &a);
 }
@@ -197,6 +296,58 @@ waiting_visit(struct walk *w, const MDB_val *hk, struct waiting *q)
 	return stop;
 }
 
+/* Where a walk over the values of one index key goes on. */
+struct resume {
+	unsigned char	 last[LEDGER_MSGID_VAL_LEN];	/* after this value */
+	size_t		 len;		/* 0: from the first */
+	int		 more;		/* the chunk ended full */
+};
+
+/*
+ * index_chunk - in w's transaction, to visit(): the records that the
+ * index dbi lists under key, whose values hold the record's key at off,
+ * from the value after r's; next says where to go on.  What a visit
+ * returned, with LMDB's code in *rc.
+ */
+static int
+index_chunk(struct walk *w, MDB_dbi dbi, const MDB_val *key, size_t off,
+    const struct resume *r, struct resume *next, int *rc)
+{
+	MDB_cursor *cur;
+	MDB_val k = *key, v = { r->len, (void *)r->last }, rk, rv;
+	int stop = 0;
+
+	*next = *r;
+	if ((*rc = mdb_cursor_open(w->txn, dbi, &cur)) != 0)
+		return 0;
+	*rc = mdb_cursor_get(cur, &k, &v, r->len > 0 ? MDB_GET_BOTH_RANGE :
+	    MDB_SET_KEY);
+	if (*rc == 0 && r->len > 0 && v.mv_size == r->len &&
+	    memcmp(v.mv_data, r->last, r->len) == 0)
+		*rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP);
+	for (; *rc == 0 && !stop && !walk_full(w) && !walk_moved(w);
+	    *rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
+		if (v.mv_size != off + LEDGER_KEY_LEN) {
+			stop = ledger_fail(w->l, w->err, "reading",
+			    MDB_CORRUPTED);
+			break;
+		}
+		memcpy(next->last, v.mv_data, v.mv_size);
+		next->len = v.mv_size;
+		rk.mv_size = LEDGER_KEY_LEN;
+		rk.mv_data = (unsigned char *)v.mv_data + off;
+		/* gone: removed as too old, its index entry with it soon */
+		if ((*rc = mdb_get(w->txn, w->l->records, &rk, &rv)) == 0)
+			stop = visit(w, &rk, &rv);
+		else if (*rc != MDB_NOTFOUND)
+			break;
+	}
+	/* the loop ended on a dup not yet read: a chunk full or moved */
+	next->more = *rc == 0 && stop == 0;
+	mdb_cursor_close(cur);
+	return stop;
+}
+
 /*
  * by_index - fn on each record that the index dbi lists under key, whose
  * values hold the record's key at off, then on those of q not yet written
@@ -206,33 +357,23 @@ by_index(struct ledger_lmdb *l, MDB_dbi dbi, MDB_val *key, size_t off,
     struct waiting *q, int (*fn)(void *, const struct arrival *), void *arg,
     struct pa_err *err)
 {
+	struct resume r = { .len = 0 }, next;
 	struct walk w;
-	MDB_cursor *cur;
-	MDB_val k = *key, v, rk, rv;
-	int rc, stop = 0;
+	int rc, stop;
 
-	if ((rc = walk_begin(&w, l, fn, arg, err)) != 0)
-		return rc;
-	if ((rc = mdb_cursor_open(w.txn, dbi, &cur)) != 0)
-		return walk_end(&w, 0, rc);
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_KEY); rc == 0 && !stop;
-	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
-		if (v.mv_size != off + LEDGER_KEY_LEN) {
-			stop = ledger_fail(l, err, "reading", MDB_CORRUPTED);
+	walk_init(&w, l, fn, arg, err);
+	do {
+		if ((rc = walk_begin(&w)) != 0)
 			break;
-		}
-		rk.mv_size = LEDGER_KEY_LEN;
-		rk.mv_data = (unsigned char *)v.mv_data + off;
-		/* gone: removed as too old, its index entry with it soon */
-		if ((rc = mdb_get(w.txn, l->records, &rk, &rv)) == 0)
-			stop = visit(&w, &rk, &rv);
-		else if (rc != MDB_NOTFOUND)
-			break;
-	}
-	mdb_cursor_close(cur);
-	if (q != NULL && stop == 0 && (rc == 0 || rc == MDB_NOTFOUND))
-		stop = waiting_visit(&w, key, q);
-	return walk_end(&w, stop, rc);
+		stop = index_chunk(&w, dbi, key, off, &r, &next, &rc);
+		if (q != NULL && stop == 0 && !next.more &&
+		    (rc == 0 || rc == MDB_NOTFOUND))
+			stop = waiting_visit(&w, key, q);
+		if ((rc = walk_end(&w, stop, rc)) == 0 && !w.again)
+			r = next;
+	} while (walk_again(&w, &rc) || (rc == 0 && r.more));
+	free(w.held);
+	return rc != 0 ? rc : w.found > 0 ? 0 : PA_ENOTFOUND;
 }
 
 int
@@ -272,31 +413,60 @@ lmdb_ledger_by_patch_id(struct ledger *base, const char *patch_id,
 	return by_index(l, l->patchid, &k, 0, NULL, fn, arg, err);
 }
 
+/*
+ * time_chunk - in w's transaction, to visit(): the records from the key
+ * from to the one before to, until the chunk is full (*more, and next
+ * the key to go on from).  What a visit returned, with LMDB's code in
+ * *rc.
+ */
+static int
+time_chunk(struct walk *w, const unsigned char *from, const unsigned char *to,
+    unsigned char *next, int *more, int *rc)
+{
+	MDB_cursor *cur;
+	MDB_val k = { LEDGER_KEY_LEN, (void *)from }, v;
+	int stop = 0;
+
+	*more = 0;
+	if ((*rc = mdb_cursor_open(w->txn, w->l->records, &cur)) != 0)
+		return 0;
+	for (*rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); *rc == 0 &&
+	    !stop && k.mv_size == LEDGER_KEY_LEN &&
+	    memcmp(k.mv_data, to, LEDGER_KEY_LEN) < 0;
+	    *rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (walk_full(w) || walk_moved(w)) {
+			memcpy(next, k.mv_data, LEDGER_KEY_LEN);
+			*more = 1;
+			break;
+		}
+		stop = visit(w, &k, &v);
+	}
+	mdb_cursor_close(cur);
+	return stop;
+}
+
 int
 lmdb_ledger_each(struct ledger *base, time_t since, time_t until,
     int (*fn)(void *, const struct arrival *), void *arg, struct pa_err *err)
 {
 	struct ledger_lmdb *l = lmdb_ledger(base);
-	unsigned char from[LEDGER_KEY_LEN], to[LEDGER_KEY_LEN];
+	unsigned char from[LEDGER_KEY_LEN], to[LEDGER_KEY_LEN],
+	    next[LEDGER_KEY_LEN];
 	struct walk w;
-	MDB_cursor *cur;
-	MDB_val k = { sizeof(from), from }, v;
-	int rc, stop = 0;
+	int rc, stop, more = 0;
 
 	ledger_time_key(from, since, 0);
 	ledger_time_key(to, until, 0);
-	if ((rc = walk_begin(&w, l, fn, arg, err)) != 0)
-		return rc;
-	if ((rc = mdb_cursor_open(w.txn, l->records, &cur)) != 0)
-		return walk_end(&w, 0, rc);
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0 &&
-	    !stop && k.mv_size == LEDGER_KEY_LEN &&
-	    memcmp(k.mv_data, to, LEDGER_KEY_LEN) < 0;
-	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
-		stop = visit(&w, &k, &v);
-	mdb_cursor_close(cur);
-	rc = walk_end(&w, stop, rc);
-	return rc == PA_ENOTFOUND ? 0 : rc;
+	walk_init(&w, l, fn, arg, err);
+	do {
+		if ((rc = walk_begin(&w)) != 0)
+			break;
+		stop = time_chunk(&w, from, to, next, &more, &rc);
+		if ((rc = walk_end(&w, stop, rc)) == 0 && !w.again && more)
+			memcpy(from, next, sizeof(from));
+	} while (walk_again(&w, &rc) || (rc == 0 && more));
+	free(w.held);
+	return rc;
 }
 
 int
@@ -307,22 +477,31 @@ lmdb_ledger_habit(struct ledger *base, const char *identity,
 	struct habit_state hs;
 	struct walk w;
 	MDB_val k = { strlen(identity), (void *)identity }, v;
-	int rc;
+	int rc, bad, found;
 
 	if (k.mv_size == 0 || k.mv_size >= sizeof(out->identity))
 		return PA_ENOTFOUND;
-	if ((rc = walk_begin(&w, l, NULL, NULL, err)) != 0)
-		return rc;
-	if ((rc = mdb_get(w.txn, l->habits, &k, &v)) == 0) {
-		if (ledger_decode_habit(v.mv_data, v.mv_size, identity,
-		    k.mv_size, &hs) != 0) {
+	walk_init(&w, l, NULL, NULL, err);
+	do {
+		if ((rc = walk_begin(&w)) != 0)
+			return rc;
+		bad = 0;
+		if ((rc = mdb_get(w.txn, l->habits, &k, &v)) == 0 &&
+		    (v.mv_size > LEDGER_VALUE_MAX ||
+		    ledger_decode_habit(v.mv_data, v.mv_size, identity,
+		    k.mv_size, &hs) != 0)) {
 			pa_err_set(err, "the arrival records at %s: the "
 			    "signing habit of an identity is damaged",
 			    l->path);
-			return walk_end(&w, PA_ERROR, 0);
+			bad = PA_ERROR;
 		}
-		*out = hs.h;
-		w.found = 1;
-	}
-	return walk_end(&w, 0, rc);
+		found = rc == 0 && bad == 0;
+		rc = walk_end(&w, bad, rc);
+	} while (walk_again(&w, &rc));
+	if (rc != 0)
+		return rc;
+	if (!found)
+		return PA_ENOTFOUND;
+	*out = hs.h;
+	return 0;
 }

@@ -14,12 +14,23 @@
 
 #define LEDGER_MAPSIZE_MAX	((size_t)1 << 36)
 
+static int	 last_txnid(struct ledger_lmdb *, size_t *);
+static int	 map_adopt(struct ledger_lmdb *);
+
 int
 ledger_fail(const struct ledger_lmdb *l, struct pa_err *err, const char *what,
     int rc)
 {
 	if (ledger_intact(l, err) != 0)
 		return PA_ERROR;
+	if (rc == LEDGER_UNSETTLED) {
+		pa_err_set(err, "%s the arrival records at %s: they changed "
+		    "under each of %d reads without the lock file (%s-lock, "
+		    "which only the milter's user may write); read them "
+		    "again, or as that user", what, l->path,
+		    LEDGER_READ_TRIES, l->path);
+		return PA_ERROR;
+	}
 	pa_err_set(err, "%s the arrival records at %s: %s", what, l->path,
 	    rc == MDB_INVALID ? "not a ledger (damaged or another file)" :
 	    rc == MDB_CORRUPTED ? "the file is damaged" : mdb_strerror(rc));
@@ -31,10 +42,71 @@ ledger_intact(const struct ledger_lmdb *l, struct pa_err *err)
 {
 	if (!atomic_load(&l->damaged))
 		return 0;
-	pa_err_set(err, "the arrival records at %s are damaged: the file was "
-	    "cut while in use (restore it, or remove it to start again, and "
-	    "reload)", l->path);
+	if (l->unlocked)
+		pa_err_set(err, "the arrival records at %s changed under a "
+		    "read without the lock file (%s-lock); read them again",
+		    l->path, l->path);
+	else
+		pa_err_set(err, "the arrival records at %s are damaged: the "
+		    "file was cut while in use (restore it, or remove it to "
+		    "start again, and reload)", l->path);
 	return PA_ERROR;
+}
+
+/* last_txnid - the last transaction committed to the file */
+static int
+last_txnid(struct ledger_lmdb *l, size_t *id)
+{
+	MDB_envinfo info;
+	int rc;
+
+	if ((rc = mdb_env_info(l->env, &info)) == 0)
+		*id = info.me_last_txnid;
+	return rc;
+}
+
+/*
+ * map_adopt - the map as large as another process made the file (its
+ * meta page says), and unlocked LEDGER_MAP_SLACK more; maplock held for
+ * writing
+ */
+static int
+map_adopt(struct ledger_lmdb *l)
+{
+	MDB_envinfo info;
+	int rc;
+
+	if ((rc = mdb_env_set_mapsize(l->env, 0)) != 0 || !l->unlocked)
+		return rc;
+	if ((rc = mdb_env_info(l->env, &info)) == 0)
+		rc = mdb_env_set_mapsize(l->env, info.me_mapsize +
+		    LEDGER_MAP_SLACK);
+	return rc;
+}
+
+/*
+ * begin - a transaction; unlocked, one whose snapshot is the last commit
+ * already seen before it began: the meta page it starts from was then
+ * written whole (its transaction number is its last field)
+ */
+static int
+begin(struct ledger_lmdb *l, unsigned int flags, MDB_txn **txn)
+{
+	size_t before;
+	int rc, tries;
+
+	if (!l->unlocked)
+		return mdb_txn_begin(l->env, NULL, flags, txn);
+	for (tries = 0; tries < LEDGER_READ_TRIES; tries++) {
+		if ((rc = last_txnid(l, &before)) != 0 ||
+		    (rc = mdb_txn_begin(l->env, NULL, flags, txn)) != 0)
+			return rc;
+		if (mdb_txn_id(*txn) == before)
+			return 0;
+		mdb_txn_abort(*txn);
+	}
+	*txn = NULL;
+	return LEDGER_UNSETTLED;
 }
 
 int
@@ -43,22 +115,41 @@ ledger_txn_begin(struct ledger_lmdb *l, unsigned int flags, MDB_txn **txn)
 	int rc;
 
 	pthread_rwlock_rdlock(&l->maplock);
-	if ((rc = mdb_txn_begin(l->env, NULL, flags, txn)) != MDB_MAP_RESIZED)
+	if ((rc = begin(l, flags, txn)) != MDB_MAP_RESIZED)
 		goto out;
 	/* another process grew the file: adopt its size, then again */
 	pthread_rwlock_unlock(&l->maplock);
 	pthread_rwlock_wrlock(&l->maplock);
-	rc = mdb_env_set_mapsize(l->env, 0);
+	rc = map_adopt(l);
 	pthread_rwlock_unlock(&l->maplock);
 	pthread_rwlock_rdlock(&l->maplock);
 	if (rc == 0)
-		rc = mdb_txn_begin(l->env, NULL, flags, txn);
+		rc = begin(l, flags, txn);
 out:
 	if (rc != 0) {
 		*txn = NULL;
 		pthread_rwlock_unlock(&l->maplock);
 	}
 	return rc;
+}
+
+int
+ledger_txn_moved(struct ledger_lmdb *l, MDB_txn *txn)
+{
+	size_t last;
+
+	return l->unlocked && (last_txnid(l, &last) != 0 ||
+	    last > mdb_txn_id(txn));
+}
+
+int
+ledger_txn_settled(struct ledger_lmdb *l, MDB_txn *txn)
+{
+	size_t last;
+
+	if (!l->unlocked)
+		return 1;
+	return last_txnid(l, &last) == 0 && last <= mdb_txn_id(txn) + 1;
 }
 
 void

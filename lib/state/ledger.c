@@ -46,12 +46,16 @@ static const struct ledger_ops lmdb_ops = {
 
 static int	 ledger_new(struct ledger_lmdb **, const char *, unsigned,
 		    uint64_t, struct pa_err *);
+static int	 lmdb_open(struct ledger_lmdb *, unsigned int, MDB_envinfo *);
 static int	 env_open(struct ledger_lmdb *, int, unsigned int, struct pa_err *);
+static int	 dbs_read(struct ledger_lmdb *, int, int, struct pa_err *);
 static int	 dbs_open(struct ledger_lmdb *, int, int, struct pa_err *);
 static int	 copies_open(struct ledger_lmdb *, MDB_txn *, int);
 static int	 check_format(struct ledger_lmdb *, MDB_txn *, struct pa_err *);
 static int	 check_size(struct ledger_lmdb *, const MDB_envinfo *,
 		    struct pa_err *);
+static void	 group_readable(struct ledger_lmdb *);
+static void	 unreadable(const char *, struct pa_err *);
 
 static int
 ledger_new(struct ledger_lmdb **out, const char *path, unsigned retention_days,
@@ -77,7 +81,48 @@ ledger_new(struct ledger_lmdb **out, const char *path, unsigned retention_days,
 	return 0;
 }
 
-/* env_open - l's file opened with flags (MDB_*), this thread catching */
+/* unreadable - the error of a file this user may not read */
+static void
+unreadable(const char *path, struct pa_err *err)
+{
+	pa_err_set(err, "cannot read the arrival records at %s: %s (the "
+	    "milter's group may: is this user in it, and the file, if an "
+	    "earlier version made it, mode 0640?)", path, strerror(EACCES));
+}
+
+/*
+ * lmdb_open - l->env made and opened with flags; unlocked, mapped
+ * LEDGER_MAP_SLACK past the file (ledger-txn.c).  LMDB's code.
+ */
+static int
+lmdb_open(struct ledger_lmdb *l, unsigned int flags, MDB_envinfo *info)
+{
+	size_t mapsize = LEDGER_MAPSIZE;
+	struct stat st;
+	int rc;
+
+	if ((rc = mdb_env_create(&l->env)) != 0) {
+		l->env = NULL;
+		return rc;
+	}
+	l->unlocked = (flags & MDB_NOLOCK) != 0;
+	if (l->unlocked && stat(l->path, &st) == 0)
+		mapsize = ((uint64_t)st.st_size > mapsize ?
+		    (size_t)st.st_size : mapsize) + LEDGER_MAP_SLACK;
+	if ((rc = mdb_env_set_mapsize(l->env, mapsize)) == 0 &&
+	    (rc = mdb_env_set_maxreaders(l->env, LEDGER_READERS)) == 0 &&
+	    (rc = mdb_env_set_maxdbs(l->env, LEDGER_DBS)) == 0 &&
+	    (rc = mdb_env_open(l->env, l->path, MDB_NOSUBDIR | MDB_NOTLS |
+	    flags, 0600)) == 0)
+		rc = mdb_env_info(l->env, info);
+	return rc;
+}
+
+/*
+ * env_open - l's file opened with flags (MDB_*), this thread catching.
+ * A reader that may not write the lock file (PATH-lock, the milter's
+ * user's alone) reads without it (ledger-int.h).
+ */
 static int
 env_open(struct ledger_lmdb *l, int fresh, unsigned int flags,
     struct pa_err *err)
@@ -85,22 +130,23 @@ env_open(struct ledger_lmdb *l, int fresh, unsigned int flags,
 	MDB_envinfo info;
 	int rc;
 
-	if ((rc = mdb_env_create(&l->env)) != 0) {
-		l->env = NULL;
-		return ledger_fail(l, err, "opening", rc);
-	}
 	mapguard_catch(&l->damaged);
-	if ((rc = mdb_env_set_mapsize(l->env, LEDGER_MAPSIZE)) != 0 ||
-	    (rc = mdb_env_set_maxreaders(l->env, LEDGER_READERS)) != 0 ||
-	    (rc = mdb_env_set_maxdbs(l->env, LEDGER_DBS)) != 0 ||
-	    (rc = mdb_env_open(l->env, l->path, MDB_NOSUBDIR | MDB_NOTLS |
-	    flags, 0600)) != 0 || (rc = mdb_env_info(l->env, &info)) != 0)
+	rc = lmdb_open(l, flags, &info);
+	if (rc == EACCES && (flags & MDB_RDONLY) && !(flags & MDB_NOLOCK)) {
+		mdb_env_close(l->env);
+		rc = lmdb_open(l, flags | MDB_NOLOCK, &info);
+	}
+	if (rc == EACCES)
+		unreadable(l->path, err);
+	else if (rc != 0)
 		rc = ledger_fail(l, err, "opening", rc);
 	else if ((rc = check_size(l, &info, err)) == 0) {
 		l->mapsize = info.me_mapsize;
 		rc = dbs_open(l, fresh, !(flags & MDB_RDONLY), err);
 	}
 	mapguard_catch(NULL);
+	if (rc == EACCES)
+		return PA_ERROR;
 	return rc == 0 ? ledger_intact(l, err) : rc;
 }
 
@@ -131,12 +177,12 @@ check_size(struct ledger_lmdb *l, const MDB_envinfo *info, struct pa_err *err)
 }
 
 /*
- * dbs_open - the named databases, made with the format entry (fresh);
+ * dbs_read - the named databases, made with the format entry (fresh);
  * copies, which a file made before it lacks, made when writable; and the
- * bytes in use
+ * bytes in use.  LEDGER_UNSETTLED when an unlocked read did not settle.
  */
 static int
-dbs_open(struct ledger_lmdb *l, int fresh, int writable, struct pa_err *err)
+dbs_read(struct ledger_lmdb *l, int fresh, int writable, struct pa_err *err)
 {
 	static const char *const names[] = {
 		"meta", "records", "msgid", "patchid", "habits"
@@ -151,11 +197,12 @@ dbs_open(struct ledger_lmdb *l, int fresh, int writable, struct pa_err *err)
 	MDB_txn *txn;
 	uint64_t used;
 	size_t i;
-	int rc = 0;
+	int rc = 0, bad = 0;
 
-	if ((rc = mdb_txn_begin(l->env, NULL, fresh || writable ? 0 :
-	    MDB_RDONLY, &txn)) != 0)
-		return ledger_fail(l, err, "opening", rc);
+	if ((rc = ledger_txn_begin(l, fresh || writable ? 0 : MDB_RDONLY,
+	    &txn)) != 0)
+		return rc == LEDGER_UNSETTLED ? rc : ledger_fail(l, err,
+		    "opening", rc);
 	for (i = 0; i < sizeof(names) / sizeof(names[0]) && rc == 0; i++)
 		rc = mdb_dbi_open(txn, names[i], flags[i] |
 		    (fresh ? MDB_CREATE : 0), dbi[i]);
@@ -163,22 +210,38 @@ dbs_open(struct ledger_lmdb *l, int fresh, int writable, struct pa_err *err)
 		rc = MDB_INVALID;
 	if (rc == 0 && fresh)
 		rc = mdb_put(txn, l->meta, &k, &v, 0);
-	if (rc == 0 && !fresh && (rc = check_format(l, txn, err)) != 0) {
-		mdb_txn_abort(txn);
-		return rc;
-	}
-	if (rc == 0)
+	if (rc == 0 && !fresh)
+		bad = check_format(l, txn, err);
+	if (rc == 0 && bad == 0)
 		rc = copies_open(l, txn, fresh || writable);
-	if (rc == 0 && (rc = ledger_used(l, txn, &used)) == 0)
+	if (rc == 0 && bad == 0 && (rc = ledger_used(l, txn, &used)) == 0)
 		atomic_store(&l->used, used);
-	if (rc != 0) {
-		mdb_txn_abort(txn);
-		return ledger_fail(l, err, "opening", rc);
+	if (!ledger_txn_settled(l, txn)) {
+		ledger_txn_end(l, txn);
+		return LEDGER_UNSETTLED;
 	}
-	if ((rc = mdb_txn_commit(txn)) != 0 ||
-	    (fresh && (rc = mdb_env_sync(l->env, 1)) != 0))
+	if (rc != 0 || bad != 0) {
+		ledger_txn_end(l, txn);
+		return bad != 0 ? bad : ledger_fail(l, err, "opening", rc);
+	}
+	rc = mdb_txn_commit(txn);
+	ledger_txn_end(l, NULL);
+	if (rc != 0 || (fresh && (rc = mdb_env_sync(l->env, 1)) != 0))
 		return ledger_fail(l, err, "making", rc);
 	return 0;
+}
+
+/* dbs_open - dbs_read(), read again while an unlocked read unsettles */
+static int
+dbs_open(struct ledger_lmdb *l, int fresh, int writable, struct pa_err *err)
+{
+	int rc, tries = 0;
+
+	while ((rc = dbs_read(l, fresh, writable, err)) == LEDGER_UNSETTLED &&
+	    ++tries < LEDGER_READ_TRIES)
+		;
+	return rc == LEDGER_UNSETTLED ? ledger_fail(l, err, "opening", rc) :
+	    rc;
 }
 
 /* copies_open - the copies database, made when create; 0 without it */
@@ -217,11 +280,15 @@ ledger_open(struct ledger **out, const char *path, int create, int writable,
     unsigned retention_days, uint64_t max_size, struct pa_err *err)
 {
 	struct ledger_lmdb *l;
+	struct stat st;
 	int rc, fresh;
 
 	*out = NULL;
-	if ((rc = statefile_there(path, create, NOUN, err)) < 0)
+	if ((rc = statefile_there(path, create, NOUN, err)) < 0) {
+		if (rc == PA_ERROR && stat(path, &st) != 0 && errno == EACCES)
+			unreadable(path, err);
 		return rc;
+	}
 	fresh = rc == 0;
 	if ((rc = ledger_new(&l, path, retention_days, max_size, err)) != 0)
 		return rc;
@@ -231,8 +298,25 @@ ledger_open(struct ledger **out, const char *path, int create, int writable,
 		lmdb_close(&l->base);
 		return rc;
 	}
+	if (fresh)
+		group_readable(l);
 	*out = &l->base;
 	return 0;
+}
+
+/*
+ * group_readable - a file just made, for the milter's group to read
+ * (patchattest arrived and stats by a maintainer) whatever the umask;
+ * its lock file stays its owner's (ledger-int.h).  Best effort: a
+ * failure leaves the file to its owner, and a reader says so.
+ */
+static void
+group_readable(struct ledger_lmdb *l)
+{
+	int fd;
+
+	if (mdb_env_get_fd(l->env, &fd) == 0)
+		(void)fchmod(fd, 0640);
 }
 
 int

@@ -7,10 +7,12 @@
  * message waits on us: the connection is made with PQconnectStart() and
  * PQconnectPoll() under our own deadline, and each statement is sent
  * and its answer read without blocking, under timeout_ms.  A password may
- * come from the connection string or from libpq's passfile (~/.pgpass,
- * or PGPASSFILE, or passfile= in the string); libpq does not repeat it,
- * but a message naming the string could, so every message we pass on is
- * scrubbed of it.
+ * come from the connection string or from libpq's passfile (the one of
+ * the user the process runs as, named by pg-passfile.c, or PGPASSFILE,
+ * or passfile= in the string); libpq does not repeat it, but a message
+ * naming the string could, so every message we pass on is scrubbed of
+ * it.  A connection refused for want of a password says which passfile
+ * was read, as whom, and what libpq made of it.
  */
 #include "config.h"
 
@@ -41,7 +43,9 @@ static int	 conn_open(struct pgdb *, PGconn **, struct pa_err *);
 static void	 mark_away(struct pgdb *, const char *, int);
 static int	 stale(PGconn *);
 static PGconn	*idle_take(struct pgdb *);
-static void	 parse_conninfo(struct pgdb *, const char *);
+static void	 parse_conninfo(struct pgdb *, PQconninfoOption *);
+static void	 connect_failed(const struct pgdb *, PGconn *,
+		    struct pa_err *);
 
 static void
 deadline(struct timespec *t, unsigned ms)
@@ -116,15 +120,13 @@ pgdb_fail(const struct pgdb *db, struct pa_err *err, const char *what,
 	return PA_ERROR;
 }
 
-/* parse_conninfo - db's password (to scrub) and where, from conninfo */
+/* parse_conninfo - db's password (to scrub) and where, from opts */
 static void
-parse_conninfo(struct pgdb *db, const char *conninfo)
+parse_conninfo(struct pgdb *db, PQconninfoOption *opts)
 {
-	PQconninfoOption *opts, *o;
+	PQconninfoOption *o;
 	const char *dbname = NULL, *host = NULL;
 
-	if ((opts = PQconninfoParse(conninfo, NULL)) == NULL)
-		return;
 	for (o = opts; o->keyword != NULL; o++) {
 		if (o->val == NULL || o->val[0] == '\0')
 			continue;
@@ -138,33 +140,40 @@ parse_conninfo(struct pgdb *db, const char *conninfo)
 	}
 	snprintf(db->where, sizeof(db->where), "database %.60s on %.80s",
 	    dbname ? dbname : "(default)", host ? host : "(default host)");
-	PQconninfoFree(opts);
+	pgdb_passfile(db, opts);
 }
 
 int
-pgdb_new(struct pgdb **out, const struct pa_config *cf,
+pgdb_new(struct pgdb **out, const struct pa_config *cf, int writable,
     const struct statedb_notice *notice, struct pa_err *err)
 {
+	const char *key = "StateDatabase", *conninfo = cf->state_database;
 	struct pgdb *db;
 	char *why = NULL;
 	PQconninfoOption *opts;
 
 	*out = NULL;
-	if ((opts = PQconninfoParse(cf->state_database, &why)) == NULL) {
+	if (!writable && cf->state_database_reader != NULL) {
+		key = "StateDatabaseReader";
+		conninfo = cf->state_database_reader;
+	}
+	if ((opts = PQconninfoParse(conninfo, &why)) == NULL) {
 		/* why may quote the string, and so the password */
 		PQfreemem(why);
-		pa_err_set(err, "StateDatabase is not a connection string "
-		    "or a postgresql:// URI that libpq reads");
+		pa_err_set(err, "%s is not a connection string or a "
+		    "postgresql:// URI that libpq reads", key);
 		return PA_ERROR;
 	}
-	PQconninfoFree(opts);
 	if ((db = calloc(1, sizeof(*db))) == NULL ||
-	    (db->conninfo = strdup(cf->state_database)) == NULL) {
+	    (db->conninfo = strdup(conninfo)) == NULL) {
+		PQconninfoFree(opts);
 		free(db);
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}
-	parse_conninfo(db, cf->state_database);
+	db->key = key;
+	parse_conninfo(db, opts);
+	PQconninfoFree(opts);
 	db->connect_ms = (unsigned)cf->state_database_connect_ms;
 	db->timeout_ms = (unsigned)cf->state_database_timeout_ms;
 	if (notice != NULL)
@@ -243,19 +252,57 @@ idle_take(struct pgdb *db)
 }
 
 /*
+ * connect_failed - why conn failed, into err: for want of a password,
+ * or with a password that was refused, which passfile libpq read (as
+ * whom), first, as libpq's own words may be long
+ */
+static void
+connect_failed(const struct pgdb *db, PGconn *conn, struct pa_err *err)
+{
+	char line[sizeof(err->msg)], state[PGDB_PASSFILE_MAX + 128];
+	enum pgdb_pass pass = pgdb_passfile_state(db, state, sizeof(state));
+
+	hdrfmt_clip(line, sizeof(line), PQerrorMessage(conn));
+	if (pass == PGDB_PASS_READ && PQconnectionNeedsPassword(conn))
+		pa_err_set(err, "cannot connect to the state database (%s) "
+		    "as %s: no line for it in %s: %s", db->where, db->as,
+		    state, line);
+	else if (pass != PGDB_PASS_GIVEN && PQconnectionNeedsPassword(conn))
+		pa_err_set(err, "cannot connect to the state database (%s) "
+		    "as %s: %s: %s", db->where, db->as, state, line);
+	else if (pass == PGDB_PASS_READ && PQconnectionUsedPassword(conn))
+		pa_err_set(err, "cannot connect to the state database (%s) "
+		    "as %s, with the password from %s: %s", db->where,
+		    db->as, state, line);
+	else
+		pa_err_set(err, "cannot connect to the state database (%s): "
+		    "%s", db->where, line);
+	pgdb_scrub(db, err->msg);
+}
+
+/*
  * conn_open - a new connection, within connect_ms; named patchattest in
- * pg_stat_activity and the server's log unless the string names it
+ * pg_stat_activity and the server's log unless the string names it.  The
+ * passfile we name goes before the string, whose own passfile= wins.
  */
 static int
 conn_open(struct pgdb *db, PGconn **out, struct pa_err *err)
 {
-	const char *const keys[] = { "dbname", "fallback_application_name",
-		NULL };
-	const char *const values[] = { db->conninfo, "patchattest", NULL };
+	const char *keys[4], *values[4];
 	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
 	struct timespec t;
 	PGconn *conn;
+	int n = 0;
 
+	if (db->pass_ours) {
+		keys[n] = "passfile";
+		values[n++] = db->passfile;
+	}
+	keys[n] = "dbname";
+	values[n++] = db->conninfo;
+	keys[n] = "fallback_application_name";
+	values[n++] = "patchattest";
+	keys[n] = values[n] = NULL;
 	deadline(&t, db->connect_ms);
 	if ((conn = PQconnectStartParams(keys, values, 1)) == NULL) {
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
@@ -273,7 +320,7 @@ conn_open(struct pgdb *db, PGconn **out, struct pa_err *err)
 		st = PQconnectPoll(conn);
 	}
 	if (st != PGRES_POLLING_OK || PQsetnonblocking(conn, 1) != 0) {
-		pgdb_fail(db, err, "cannot connect to", PQerrorMessage(conn));
+		connect_failed(db, conn, err);
 		PQfinish(conn);
 		return PA_ERROR;
 	}

@@ -31,11 +31,20 @@
 
 #define PGDB_POOL_MAX		64	/* connections kept idle */
 #define PGDB_SECRET_MAX		256	/* a password that can be scrubbed */
+#define PGDB_PASSFILE_MAX	1024
 
 struct pgdb {
 	char			*conninfo;
+	const char		*key;		/* the key it came from */
 	char			 where[160];	/* "database D on H", no secret */
 	char			 secret[PGDB_SECRET_MAX];	/* "" none */
+	/* The password libpq looks for (pg-passfile.c): none when the
+	   string or PGPASSWORD gives it; else in passfile, which is ours
+	   to name (pass_ours) unless passfile= or PGPASSFILE names it. */
+	int			 pass_given;
+	int			 pass_ours;
+	char			 passfile[PGDB_PASSFILE_MAX];	/* "" none */
+	char			 as[64];	/* the user we connect as */
 	unsigned		 connect_ms, timeout_ms;
 	struct statedb_notice	 notice;
 	pthread_mutex_t		 lock;
@@ -48,7 +57,11 @@ struct pgdb {
 	char			 why[256];	/* why it is away */
 };
 
-int	pgdb_new(struct pgdb **out, const struct pa_config *,
+/*
+ * pgdb_new - a pool for StateDatabase, or for StateDatabaseReader when
+ * it is set and the pool is not to write (writable 0)
+ */
+int	pgdb_new(struct pgdb **out, const struct pa_config *, int writable,
 	    const struct statedb_notice *, struct pa_err *);
 void	pgdb_free(struct pgdb *);
 /* pgdb_get - a connection (idle or new): 0, or PA_ERROR (err says why) */
@@ -76,6 +89,24 @@ int	pgdb_fail(const struct pgdb *, struct pa_err *, const char *what,
 	    const char *reason);
 /* pgdb_scrub - every copy of the password in s replaced by "***" */
 void	pgdb_scrub(const struct pgdb *, char *s);
+
+/*
+ * pg-passfile.c: pgdb_passfile - db's pass_given, pass_ours, passfile
+ * and as, from the string's options opts, the environment and the user
+ * the process runs as.  pgdb_passfile_state - what libpq makes of db's
+ * passfile, said into out (a phrase naming it): PGDB_PASS_*.
+ */
+enum pgdb_pass {
+	PGDB_PASS_GIVEN,	/* no passfile is read: the password is given */
+	PGDB_PASS_NONE,		/* no passfile can be named */
+	PGDB_PASS_READ,		/* there, and libpq reads it */
+	PGDB_PASS_MISSING,	/* not there */
+	PGDB_PASS_IGNORED,	/* there, and libpq ignores it or cannot
+				   read it */
+};
+void	pgdb_passfile(struct pgdb *, const PQconninfoOption *opts);
+enum pgdb_pass pgdb_passfile_state(const struct pgdb *, char *out,
+	    size_t size);
 
 /* pg-schema.c: the schema's version on conn into *version (0: none) */
 int	pg_schema_version(struct pgdb *, PGconn *, int *version,
@@ -217,7 +248,7 @@ void	pg_text(char *out, size_t size, const char *s);
 
 /* The stores (pg-pins.c, pg-ledger.c) */
 int	pg_pins_open(struct pins **out, const struct pa_config *,
-	    const struct statedb_notice *, struct pa_err *);
+	    int writable, const struct statedb_notice *, struct pa_err *);
 int	pg_ledger_open(struct ledger **out, const struct pa_config *,
 	    int writable, const struct statedb_notice *, struct pa_err *);
 

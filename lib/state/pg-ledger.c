@@ -152,7 +152,7 @@ pg_ledger_open(struct ledger **out, const struct pa_config *cf,
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->wake, NULL);
 	pthread_cond_init(&l->done, NULL);
-	if ((rc = pgdb_new(&l->db, cf, notice, err)) == 0 && writable &&
+	if ((rc = pgdb_new(&l->db, cf, writable, notice, err)) == 0 && writable &&
 	    (rc = journal_path(path, sizeof(path), cf->state_file,
 	    err)) == 0 && (rc = journal_open(&l->journal, path, notice,
 	    err)) == 0) {

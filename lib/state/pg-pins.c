@@ -243,7 +243,7 @@ static const struct pins_ops pg_ops = {
 };
 
 int
-pg_pins_open(struct pins **out, const struct pa_config *cf,
+pg_pins_open(struct pins **out, const struct pa_config *cf, int writable,
     const struct statedb_notice *notice, struct pa_err *err)
 {
 	struct pins_pg *p;
@@ -255,7 +255,7 @@ pg_pins_open(struct pins **out, const struct pa_config *cf,
 		return PA_ENOMEM;
 	}
 	p->base.ops = &pg_ops;
-	if ((rc = pgdb_new(&p->db, cf, notice, err)) != 0) {
+	if ((rc = pgdb_new(&p->db, cf, writable, notice, err)) != 0) {
 		free(p);
 		return rc;
 	}

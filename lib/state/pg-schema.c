@@ -7,7 +7,9 @@
  * SQL that takes the schema from the version before it to its own; init
  * runs those not yet run, in one transaction under an advisory lock, so
  * that two nodes running it at once make the schema once.  The columns
- * are plain, for other tools to read in SQL (patchattest.conf(5)).
+ * are plain, for other tools to read in SQL (patchattest.conf(5)).  The
+ * user StateDatabaseReader names is granted SELECT on every table in
+ * the same transaction, at every init: a migration's new tables too.
  */
 #include "config.h"
 
@@ -70,6 +72,14 @@ static const char *const migrations[STATEDB_VERSION] = {
 	"ALTER TABLE habit ADD COLUMN ids bytea;"
 };
 
+/* The tables of the schema, all of them, as GRANT lists them. */
+static const char reader_tables[] =
+	"patchattest_schema, pins, arrival, habit, arrival_copies";
+
+static int	 grant(struct pgdb *, PGconn *, const struct pa_config *,
+		    int *, struct pa_err *);
+static int	 version_said(const struct pgdb *, int, struct pa_err *);
+
 int
 pg_schema_version(struct pgdb *db, PGconn *conn, int *version,
     struct pa_err *err)
@@ -129,6 +139,51 @@ run(struct pgdb *db, PGconn *conn, const char *sql, int *broken,
 }
 
 int
+statedb_reader(const struct pa_config *cf, char *out, size_t size)
+{
+	PQconninfoOption *opts, *o;
+
+	out[0] = '\0';
+	if (cf->state_database_reader == NULL || (opts =
+	    PQconninfoParse(cf->state_database_reader, NULL)) == NULL)
+		return 0;
+	for (o = opts; o->keyword != NULL; o++)
+		if (strcmp(o->keyword, "user") == 0 && o->val != NULL)
+			snprintf(out, size, "%s", o->val);
+	PQconninfoFree(opts);
+	return out[0] != '\0';
+}
+
+/* grant - SELECT on every table to StateDatabaseReader's user, if any */
+static int
+grant(struct pgdb *db, PGconn *conn, const struct pa_config *cf,
+    int *broken, struct pa_err *err)
+{
+	char user[256], sql[512];
+	const char *why;
+	char *id;
+	int rc;
+
+	if (!statedb_reader(cf, user, sizeof(user)))
+		return 0;
+	if ((id = PQescapeIdentifier(conn, user, strlen(user))) == NULL) {
+		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
+		return PA_ENOMEM;
+	}
+	snprintf(sql, sizeof(sql), "GRANT SELECT ON %s TO %s", reader_tables,
+	    id);
+	PQfreemem(id);
+	if ((rc = run(db, conn, sql, broken, err)) != 0 && !*broken) {
+		why = PQerrorMessage(conn);
+		pa_err_set(err, "StateDatabaseReader's user %.64s cannot be "
+		    "granted SELECT, and nothing was changed: %.*s (a role "
+		    "made with createuser -P %.64s can)", user,
+		    (int)strcspn(why, "\n"), why, user);
+		pgdb_scrub(db, err->msg);
+	}
+	return rc;
+}
+int
 statedb_init(const struct pa_config *cf, int *was, struct pa_err *err)
 {
 	struct pgdb *db;
@@ -136,7 +191,7 @@ statedb_init(const struct pa_config *cf, int *was, struct pa_err *err)
 	int rc, broken = 0;
 
 	*was = 0;
-	if ((rc = pgdb_new(&db, cf, NULL, err)) != 0)
+	if ((rc = pgdb_new(&db, cf, 1, NULL, err)) != 0)
 		return rc;
 	if ((rc = pgdb_get(db, &conn, err)) != 0) {
 		pgdb_free(db);
@@ -155,6 +210,8 @@ statedb_init(const struct pa_config *cf, int *was, struct pa_err *err)
 			rc = migrate(db, conn, *was, err);
 	}
 	if (rc == 0)
+		rc = grant(db, conn, cf, &broken, err);
+	if (rc == 0)
 		rc = run(db, conn, "COMMIT", &broken, err);
 	else if (!broken)
 		run(db, conn, "ROLLBACK", &broken, &(struct pa_err){ 0 });
@@ -171,19 +228,71 @@ statedb_status(const struct pa_config *cf, int *version, struct pa_err *err)
 	int rc;
 
 	*version = 0;
-	if ((rc = pgdb_new(&db, cf, NULL, err)) != 0)
+	if ((rc = pgdb_new(&db, cf, 1, NULL, err)) != 0)
 		return rc;
 	if ((rc = pgdb_get(db, &conn, err)) == 0) {
 		rc = pg_schema_version(db, conn, version, err);
 		pgdb_put(db, conn, rc != 0);
 	}
-	if (rc == 0 && *version != STATEDB_VERSION) {
-		pa_err_set(err, "the state database (%s) has schema version "
-		    "%d, and this program reads version %d (patchattest db "
-		    "init makes or migrates it)", db->where, *version,
-		    STATEDB_VERSION);
-		rc = PA_ENOTFOUND;
-	}
+	if (rc == 0)
+		rc = version_said(db, *version, err);
 	pgdb_free(db);
 	return rc;
+}
+
+/* version_said - 0 when version is this program's, else PA_ENOTFOUND */
+static int
+version_said(const struct pgdb *db, int version, struct pa_err *err)
+{
+	if (version == STATEDB_VERSION)
+		return 0;
+	pa_err_set(err, "the state database (%s) has schema version %d, and "
+	    "this program reads version %d (patchattest db init makes or "
+	    "migrates it)", db->where, version, STATEDB_VERSION);
+	return PA_ENOTFOUND;
+}
+
+/* how_reached - how conn was made, into out->how */
+static void
+how_reached(const struct pgdb *db, PGconn *conn, enum pgdb_pass pass,
+    const char *passfile, struct statedb_seen *out)
+{
+	const char *role = PQuser(conn);
+
+	if (!PQconnectionUsedPassword(conn))
+		snprintf(out->how, sizeof(out->how), "as %s (database user "
+		    "%s), without a password", db->as, role);
+	else if (pass == PGDB_PASS_READ)
+		snprintf(out->how, sizeof(out->how), "as %s (database user "
+		    "%s), with the password from %s", db->as, role, passfile);
+	else
+		snprintf(out->how, sizeof(out->how), "as %s (database user "
+		    "%s), with the password given in %s or PGPASSWORD",
+		    db->as, role, db->key);
+}
+
+void
+statedb_look(const struct pa_config *cf, struct statedb_seen *out)
+{
+	char passfile[PGDB_PASSFILE_MAX + 128];
+	enum pgdb_pass pass;
+	struct pgdb *db;
+	PGconn *conn;
+
+	memset(out, 0, sizeof(*out));
+	if ((out->rc = pgdb_new(&db, cf, 1, NULL, &out->err)) != 0)
+		return;
+	/* one libpq ignores is wrong whether or not a password is needed */
+	if ((pass = pgdb_passfile_state(db, passfile, sizeof(passfile))) ==
+	    PGDB_PASS_IGNORED)
+		pa_err_set(&out->passfile, "%s", passfile);
+	if ((out->rc = pgdb_get(db, &conn, &out->err)) == 0) {
+		how_reached(db, conn, pass, passfile, out);
+		out->rc = pg_schema_version(db, conn, &out->version,
+		    &out->err);
+		pgdb_put(db, conn, out->rc != 0);
+	}
+	if (out->rc == 0)
+		out->rc = version_said(db, out->version, &out->err);
+	pgdb_free(db);
 }

@@ -38,8 +38,9 @@ struct statedb_notice {
  * statedb_pins_open, statedb_ledger_open - the pins (PatattTOFU's) and
  * the arrival records of cf, in StateDatabase when it is set, else in
  * their files (as pins_open() and ledger_open() with create and
- * writable).  The ledger is NULL with 0 when StateFile is off, except
- * for reading the database (StateFile holds only its journal).
+ * writable).  Not writable, through StateDatabaseReader when it is set.
+ * The ledger is NULL with 0 when StateFile is off, except for reading
+ * the database (StateFile holds only its journal).
  */
 int	statedb_pins_open(struct pins **out, const struct pa_config *cf,
 	    int create, int writable, const struct statedb_notice *,
@@ -49,9 +50,16 @@ int	statedb_ledger_open(struct ledger **out, const struct pa_config *cf,
 
 /*
  * statedb_init - StateDatabase's schema made, or migrated to
- * STATEDB_VERSION: 0 (*was: the version found, 0 none), PA_ERROR
+ * STATEDB_VERSION, and its tables granted for reading (SELECT) to the
+ * user StateDatabaseReader names, in one transaction: 0 (*was: the
+ * version found, 0 none), PA_ERROR
  */
 int	statedb_init(const struct pa_config *, int *was, struct pa_err *);
+/*
+ * statedb_reader - the user StateDatabaseReader names (user=) into out:
+ * 1, or 0 ("" in out) when it is not set or names none
+ */
+int	statedb_reader(const struct pa_config *, char *out, size_t size);
 /*
  * statedb_status - StateDatabase reached and its schema version in
  * *version: 0 when it is STATEDB_VERSION, PA_ENOTFOUND when it is
@@ -59,6 +67,23 @@ int	statedb_init(const struct pa_config *, int *was, struct pa_err *);
  */
 int	statedb_status(const struct pa_config *, int *version,
 	    struct pa_err *);
+
+/*
+ * statedb_look - StateDatabase as this process sees it, for -n (which
+ * looks as the milter's user): rc, version and err as statedb_status()
+ * gives them; how it was reached, when it was ("as USER, with the
+ * password from PATH"); and in passfile, when not empty, why libpq
+ * ignores the passfile it is to read (its mode, its owner).  Nothing
+ * here holds the password.
+ */
+struct statedb_seen {
+	int		 rc;
+	int		 version;
+	struct pa_err	 err;
+	struct pa_err	 passfile;
+	char		 how[1280];
+};
+void	statedb_look(const struct pa_config *, struct statedb_seen *);
 
 /*
  * statedb_journal_check - with StateDatabase and StateFile: whether the

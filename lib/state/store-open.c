@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * store-open.c - the pins and the ledger opened where the configuration
- * keeps them: StateDatabase when it is set, else their files.
+ * keeps them: StateDatabase when it is set (StateDatabaseReader, when
+ * set, for reading only), else their files.
  */
 #include "config.h"
 
@@ -13,7 +14,7 @@ statedb_pins_open(struct pins **out, const struct pa_config *cf,
     struct pa_err *err)
 {
 	if (cf->state_database != NULL)
-		return pg_pins_open(out, cf, notice, err);
+		return pg_pins_open(out, cf, writable, notice, err);
 	return pins_open(out, cf->patatt_tofu_pins, create, writable, err);
 }
 
