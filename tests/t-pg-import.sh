@@ -12,7 +12,8 @@
 # importing again writes nothing, and brings what the file learnt since;
 # two nodes' files, one of them twice, imported at once, are each there
 # once; records older than ArrivalRetentionDays stay behind, their habit
-# comes whole; errors are said with what to do.
+# comes whole, and so does one of more patches than its window holds;
+# errors are said with what to do.
 # Skips without PostgreSQL.
 
 : "${srcdir:=.}"
@@ -306,6 +307,30 @@ expect "... the habit whole: 3 signed of 4" \
     "ed25519/example.org/old/t1 4 3" \
     "$("$DUMP" -cconf-c3 -h old@example.org 2>&1 | cut -d ' ' -f 1-3)"
 expect "... exit 0" 0 "$rc"
+
+# A habit of more patches than its window holds, 20 signed then 20
+# unsigned: the database's is the file's, with the 40 records beside it.
+i=1
+while [ $i -le 40 ]; do
+	sed -e "s/^Message-ID: <s1@/Message-ID: <busy$i@/" \
+	    -e "0,/^+[^+]/s/^\(+[^+].*\)$/\1 $i/" s1 >busy$i
+	i=$((i + 1))
+done
+{
+	"$RECORD" -sbusy@example.org,ed25519/example.org/busy/t1 c.mdb \
+	    $((now - 3 * 86400)) pass $(seq -f 'busy%g' 1 20) &&
+	"$RECORD" -sbusy@example.org, c.mdb $((now - 2 * 86400)) \
+	    unsigned-by-signer $(seq -f 'busy%g' 21 40)
+} >>"$out" 2>&1
+setup $? "40 patches of busy@example.org" "$out"
+expect "... the file's habit: 12 of its 32 signed" "32 12" \
+    "$("$DUMP" c.mdb -h busy@example.org | cut -d ' ' -f 2-3)"
+import conf-c3
+expect "... imported: its records" \
+    "41 read, 40 imported, 1 already there, 3 older than ArrivalRetentionDays (30 days, left out)" \
+    "$(line "arrival records")"
+expect "... and the habit the file's" "$("$DUMP" c.mdb -h busy@example.org)" \
+    "$("$DUMP" -cconf-c3 -h busy@example.org 2>&1)"
 
 # Errors: said with the file or database and what to do.
 conf conf-x nowhere.mdb pins-a.mdb one
