@@ -114,6 +114,11 @@ import_pins(struct import *x)
 		rc = im->dry_run ? pin_seen(x, &pl.p[i], &seen, &there) :
 		    pins_first_use(x->pins, pl.p[i].identity, pl.p[i].key,
 		    pl.p[i].since, &seen, &there, x->err);
+		if (rc == PA_ENOTFOUND) {	/* not a pin the file can hold */
+			pa_err_set(x->err, "the first-use pins at %s: a pin "
+			    "the database refuses (damaged?)", im->pins_file);
+			rc = PA_ERROR;
+		}
 		if (rc != 0)
 			break;
 		if (seen == PIN_NEW)

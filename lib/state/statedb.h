@@ -96,9 +96,10 @@ struct statedb_import {
 
 /*
  * statedb_import - im's files into cf's StateDatabase, whose schema must
- * be this program's: 0, or an error (err names the file or the database
- * and says why; what was written before it stays, and an import run
- * again goes on from there)
+ * be this program's: 0, PA_ENOTFOUND when state_file is not there
+ * (nothing is written then), or another error (err names the file or
+ * the database and says why; what was written before it stays, and an
+ * import run again goes on from there)
  */
 int	statedb_import(const struct pa_config *cf, struct statedb_import *im,
 	    struct pa_err *);
