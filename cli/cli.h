@@ -160,6 +160,19 @@ int	cmd_tofu(int argc, char **argv);
 int	cmd_db(int argc, char **argv);
 
 /*
+ * db_import - "patchattest db import" (db-import.c): cf's files, or
+ * those o names, brought into its StateDatabase, and what came of it on
+ * standard output.  Returns the exit status: CLI_EXIT_OK, 1 when some
+ * pins conflict with the database's, CLI_EXIT_ERROR after saying why.
+ */
+struct db_import_opts {
+	int		 dry_run;
+	const char	*state_file, *pins_file;	/* NULL: cf's */
+};
+
+int	db_import(const struct pa_config *cf, const struct db_import_opts *o);
+
+/*
  * cli_hash - data parsed as one mail into m, its hashes into h
  * (msghash_compute() with flags).  Returns 0 or its PA_E* code with err
  * saying why; a mail of nothing but blanks is PA_ENOPATCH ("no patch", the

@@ -163,8 +163,9 @@ count_signer(struct arrstats_table *t, const struct arrival *a,
 	r->count++;
 	if (a->arrived >= r->last) {
 		r->last = a->arrived;
+		/* key may be a shorter literal ("-": no host) */
 		if (key != NULL && key[0] != '\0')
-			memcpy(r->key, key, sizeof(r->key));
+			snprintf(r->key, sizeof(r->key), "%s", key);
 	}
 }
 

@@ -89,6 +89,21 @@ int	ledger_decode_habit(const void *value, size_t len,
 int	ledger_habit_add(struct habit_state *hs, const struct arrival *a);
 
 /*
+ * ledger_habit_merge - the habit from (another store's, of the same
+ * identity) merged into into (habit.c): into's own when it has no mail
+ * yet; else the mails of both, each once (by Message-ID or patch-id: a
+ * mail both hold is signed when either says so), in into's order and
+ * from's, those from alone holds placed after into's own between two
+ * mails both hold (into's are taken as the later: the milter learnt them
+ * after from's store was left), and the window's HABIT_WINDOW latest
+ * kept.  A mail of from whose ids are not known (a habit older than
+ * them) cannot be told from into's, and is left out.  Merging the same
+ * from again changes nothing.  Returns whether into changed.
+ */
+int	ledger_habit_merge(struct habit_state *into,
+	    const struct habit_state *from);
+
+/*
  * ledger_seal - the checksum field of the value that begins at start in
  * sb, stored under key, appended in the form of the value's version (the
  * encoders end with it)

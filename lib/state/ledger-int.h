@@ -217,6 +217,9 @@ int	lmdb_ledger_copies(struct ledger *, const char *, size_t,
 void	lmdb_ledger_watch(struct ledger *,
 	    void (*)(void *, const struct ledger_copy_event *), void *);
 int	lmdb_ledger_size(struct ledger *, struct ledger_size *);
+int	lmdb_ledger_habits(struct ledger *, const char *,
+	    int (*)(void *, const char *, const struct habit_state *), void *,
+	    struct pa_err *);
 
 /* ledger_writer_start, _stop - the writer thread (ledger-write.c) */
 int	ledger_writer_start(struct ledger_lmdb *, struct pa_err *);

@@ -505,3 +505,44 @@ lmdb_ledger_habit(struct ledger *base, const char *identity,
 	*out = hs.h;
 	return 0;
 }
+
+/*
+ * lmdb_ledger_habits - ledger_habit_states() of the LMDB store, in one
+ * read transaction (fn must not wait on the ledger)
+ */
+int
+lmdb_ledger_habits(struct ledger *base, const char *after,
+    int (*fn)(void *, const char *, const struct habit_state *), void *arg,
+    struct pa_err *err)
+{
+	struct ledger_lmdb *l = lmdb_ledger(base);
+	struct habit_state hs;
+	char identity[ARRIVAL_TEXT_MAX];
+	struct walk w;
+	MDB_cursor *cur;
+	MDB_val k = { strlen(after), (void *)after }, v;
+	int rc, stop = 0, op = MDB_SET_RANGE;
+
+	if ((rc = walk_begin(&w, l, NULL, NULL, err)) != 0)
+		return rc;
+	if ((rc = mdb_cursor_open(w.txn, l->habits, &cur)) != 0)
+		return walk_end(&w, 0, rc);
+	if (k.mv_size == 0)
+		op = MDB_FIRST;
+	for (rc = mdb_cursor_get(cur, &k, &v, op); rc == 0 && !stop;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		/* an identity no longer than a record keeps */
+		if (k.mv_size == 0 || k.mv_size >= sizeof(identity) ||
+		    (k.mv_size == strlen(after) &&
+		    memcmp(k.mv_data, after, k.mv_size) == 0))
+			continue;
+		memcpy(identity, k.mv_data, k.mv_size);
+		identity[k.mv_size] = '\0';
+		w.found++;
+		stop = fn(arg, identity, ledger_decode_habit(v.mv_data,
+		    v.mv_size, identity, k.mv_size, &hs) == 0 ? &hs : NULL);
+	}
+	mdb_cursor_close(cur);
+	rc = walk_end(&w, stop, rc);
+	return rc == PA_ENOTFOUND ? 0 : rc;
+}

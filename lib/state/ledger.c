@@ -40,6 +40,7 @@ static const struct ledger_ops lmdb_ops = {
 	.copies = lmdb_ledger_copies,
 	.watch = lmdb_ledger_watch,
 	.size = lmdb_ledger_size,
+	.habits = lmdb_ledger_habits,
 	.close = lmdb_close,
 	.local = 1
 };

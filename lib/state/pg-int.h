@@ -4,8 +4,9 @@
  * their files: pg-conn.c (connections, timeouts, the password kept out of
  * messages), pg-schema.c (the tables), pg-pins.c, pg-ledger.c (open,
  * close, ledger_record into the journal), pg-journal.c and the pg-j*.c
- * files (the local journal, pg-journal-int.h), pg-send.c (the thread that
- * sends the journal) and pg-read.c.
+ * files (the local journal, pg-journal-int.h), pg-batch.c (records
+ * written a batch at a time), pg-send.c (the thread that sends the
+ * journal), pg-read.c, and pg-import.c (a node's files brought in).
  *
  * struct pgdb is a pool of connections to one database: a thread takes
  * one for a statement or a transaction and gives it back.  Each wait is
@@ -191,6 +192,66 @@ struct ledger_pg {
 
 int	pg_sender_start(struct ledger_pg *, struct pa_err *);
 void	pg_sender_stop(struct ledger_pg *);
+
+/*
+ * A transaction on a connection of the pool (pg-batch.c): pg_txn_begin()
+ * takes the connection and begins, pg_txn_exec() runs a statement in it
+ * (as pgdb_exec(), under timeout_ms; res NULL: the result dropped),
+ * pg_txn_end() commits when rc is 0, else rolls back, and puts the
+ * connection back: rc, or the commit's failure.  Each says why in err.
+ */
+struct pg_txn {
+	struct pgdb	*db;
+	PGconn		*conn;
+	int		 broken;
+	unsigned	 timeout_ms;
+	struct pa_err	*err;
+};
+
+int	pg_txn_begin(struct pg_txn *, struct pgdb *, unsigned timeout_ms,
+	    struct pa_err *);
+int	pg_txn_exec(struct pg_txn *, const char *sql, int n,
+	    const char *const *params, PGresult **res);
+int	pg_txn_end(struct pg_txn *, int rc);
+/*
+ * pg_habit_lock - identity's habit, locked in t until it ends, into hs
+ * (*found 1), or an empty one of identity (*found 0); pg_habit_write()
+ * writes hs as identity's habit
+ */
+int	pg_habit_lock(struct pg_txn *, const char *identity,
+	    struct habit_state *hs, int *found);
+int	pg_habit_write(struct pg_txn *, const struct habit_state *hs);
+
+#define PG_BATCH_MAX	256	/* records in one transaction */
+
+/*
+ * What an import says of each record of a batch (pg_batch_send()'s imp,
+ * one for each entry), and hears of it.
+ */
+enum pg_put_result {
+	PG_PUT_NEW,		/* written */
+	PG_PUT_THERE,		/* its record id was there: imported before */
+	PG_PUT_UNKEPT		/* a copy past those the database keeps */
+};
+
+struct pg_import_put {
+	/* copies of its Message-ID that the file had before it (its copy
+	   less 1): it is numbered after as many at least */
+	unsigned		 before;
+	/* the file's count of the copies of its Message-ID when it is the
+	   last the file keeps and more arrived; arrived 0: none */
+	struct ledger_copies	 file;
+	enum pg_put_result	 result;
+};
+
+/*
+ * pg_batch_send - the n entries of e (n <= PG_BATCH_MAX) in one
+ * transaction (pg-batch.c): 0, or an error (err says why; nothing is
+ * written then).  imp NULL: the journal's records, as the sender sends
+ * them; else a StateFile's (pg-import.c), which teach no habit.
+ */
+int	pg_batch_send(struct ledger_pg *, const struct journal_entry *e,
+	    size_t n, struct pg_import_put *imp, struct pa_err *);
 /* the reads (pg-read.c), as ledger.h's */
 int	pg_ledger_by_message_id(struct ledger *, const char *, size_t,
 	    int (*)(void *, const struct arrival *), void *, struct pa_err *);

@@ -86,6 +86,50 @@ struct statedb_seen {
 void	statedb_look(const struct pa_config *, struct statedb_seen *);
 
 /*
+ * A node's files brought into StateDatabase (statedb_import()): the
+ * first-use pins of pins_file, then the signing habits and the arrival
+ * records of state_file (those ArrivalRetentionDays keeps), read as
+ * patchattest stats reads them, while the milter may be writing them.
+ * What is there already stays: a pin of another key for an identity is
+ * told to conflict (the database's first, the file's) and kept, a habit
+ * is merged into the identity's (ledger_habit_merge()), and a record is
+ * written under a record id made of what it holds, so that one brought
+ * twice, by one node or by several at once, is there once.  Its copies
+ * keep their numbers unless the database holds other copies of their
+ * Message-ID.  The counts say what came of each part.
+ */
+struct statedb_import {
+	const char	*state_file;	/* NULL: no records nor habits */
+	const char	*pins_file;	/* NULL: no pins */
+	int		 dry_run;	/* nothing written; the counts say
+					   what would be (records not kept
+					   are counted as new) */
+	void		(*conflict)(void *arg, const struct pin *db,
+			    const struct pin *file);
+	void		*arg;
+	/* records read, written, there already, copies past those the
+	   database keeps (not written), older than the retention */
+	uint64_t	 records, imported, there, unkept, too_old;
+	/* habits read, new to the database, merged into one there,
+	   there already as they are, damaged in the file (left out) */
+	uint64_t	 habits, habits_new, habits_merged, habits_there,
+			 habits_damaged;
+	/* pins read, made, there with the same key, with another */
+	uint64_t	 pins, pins_new, pins_there, pins_other;
+	int		 no_pins_file;	/* pins_file is not there */
+};
+
+/*
+ * statedb_import - im's files into cf's StateDatabase, whose schema must
+ * be this program's: 0, PA_ENOTFOUND when state_file is not there
+ * (nothing is written then), or another error (err names the file or
+ * the database and says why; what was written before it stays, and an
+ * import run again goes on from there)
+ */
+int	statedb_import(const struct pa_config *cf, struct statedb_import *im,
+	    struct pa_err *);
+
+/*
  * statedb_journal_check - with StateDatabase and StateFile: whether the
  * journal (STATEFILE-outbox) is damaged, or damage set aside from it
  * waits beside it (STATEFILE-outbox-damaged), read without a change:

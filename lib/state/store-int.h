@@ -16,6 +16,8 @@
 #include "lookup.h"
 #include "pins.h"
 
+struct habit_state;
+
 struct pins_ops {
 	int	(*first_use)(struct pins *, const char *, const char *, time_t,
 		    enum pin_seen *, struct pin *, struct pa_err *);
@@ -61,6 +63,10 @@ struct ledger_ops {
 		    void *);
 	/* NULL: the store keeps no file */
 	int	(*size)(struct ledger *, struct ledger_size *);
+	/* NULL: the store does not list its habits (a database) */
+	int	(*habits)(struct ledger *, const char *,
+		    int (*)(void *, const char *, const struct habit_state *),
+		    void *, struct pa_err *);
 	void	(*close)(struct ledger *);
 	int	 local;		/* reads cost no round trip to another host */
 };
@@ -68,5 +74,17 @@ struct ledger_ops {
 struct ledger {
 	const struct ledger_ops	*ops;
 };
+
+/*
+ * ledger_habit_states - fn on each signing habit of identity after after
+ * ("": from the first), in identity order, as the store keeps it
+ * (ledger-codec.h; NULL when it is damaged), until fn returns non-zero
+ * (which it returns): 0, PA_ENOTFOUND when the store does not list its
+ * habits, or an error.  The habits moving from a file to a database
+ * (statedb_import()) are read so.
+ */
+int	ledger_habit_states(struct ledger *, const char *after,
+	    int (*fn)(void *, const char *, const struct habit_state *),
+	    void *arg, struct pa_err *);
 
 #endif

@@ -120,6 +120,18 @@ ledger_size(struct ledger *l, struct ledger_size *out)
 }
 
 int
+ledger_habit_states(struct ledger *l, const char *after,
+    int (*fn)(void *, const char *, const struct habit_state *), void *arg,
+    struct pa_err *err)
+{
+	if (l->ops->habits == NULL) {
+		pa_err_set(err, "this store does not list its signing habits");
+		return PA_ENOTFOUND;
+	}
+	return l->ops->habits(l, after, fn, arg, err);
+}
+
+int
 ledger_reads_local(const struct ledger *l)
 {
 	return l->ops->local;
