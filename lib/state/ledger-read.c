@@ -523,7 +523,8 @@ lmdb_ledger_habits(struct ledger *base, const char *after,
 	MDB_val k = { strlen(after), (void *)after }, v;
 	int rc, stop = 0, op = MDB_SET_RANGE;
 
-	if ((rc = walk_begin(&w, l, NULL, NULL, err)) != 0)
+	walk_init(&w, l, NULL, NULL, err);
+	if ((rc = walk_begin(&w)) != 0)
 		return rc;
 	if ((rc = mdb_cursor_open(w.txn, l->habits, &cur)) != 0)
 		return walk_end(&w, 0, rc);
@@ -544,5 +545,13 @@ lmdb_ledger_habits(struct ledger *base, const char *after,
 	}
 	mdb_cursor_close(cur);
 	rc = walk_end(&w, stop, rc);
+	/* fn saw them as they were read: a walk without the lock file
+	   that did not settle cannot take them back */
+	if (rc == 0 && w.again) {
+		pa_err_set(err, "%s changed while its signing habits were read "
+		    "without its lock file: run it again as the milter's user",
+		    l->path);
+		return PA_ERROR;
+	}
 	return rc == PA_ENOTFOUND ? 0 : rc;
 }

@@ -495,6 +495,7 @@ statedb_import(const struct pa_config *cf, struct statedb_import *im,
 {
 	struct import x = { .im = im, .err = err,
 	    .retention_days = (unsigned)cf->arrival_retention_days };
+	struct pa_config writer;
 	struct ledger *db = NULL;
 	int rc, version;
 
@@ -506,8 +507,12 @@ statedb_import(const struct pa_config *cf, struct statedb_import *im,
 		rc = rc == PA_ENOTFOUND ? PA_ERROR : rc;
 		goto out;
 	}
-	if ((rc = pg_ledger_open(&db, cf, 0, NULL, err)) != 0 ||
-	    (rc = pg_pins_open(&x.pins, cf, NULL, err)) != 0)
+	/* the import writes: never through the role that may only read
+	   (a ledger not writable would take StateDatabaseReader) */
+	writer = *cf;
+	writer.state_database_reader = NULL;
+	if ((rc = pg_ledger_open(&db, &writer, 0, NULL, err)) != 0 ||
+	    (rc = pg_pins_open(&x.pins, cf, 1, NULL, err)) != 0)
 		goto out;
 	x.db = pg_ledger(db);
 	if ((rc = import_pins(&x)) == 0 && x.file != NULL &&
