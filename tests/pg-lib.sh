@@ -7,7 +7,9 @@
 # listening on a unix socket in that folder only (no TCP), with one
 # superuser "pa" whose password is $PG_PASSWORD (scram-sha-256); it sets
 # PG_CONNINFO, and the server is stopped when the test ends.  It returns
-# 1 when PostgreSQL is not installed: the test then skips.
+# 1 when PostgreSQL is not installed: the test then skips.  pg_need
+# does that for a test that needs the server, and fails the test when the
+# server does not start.
 # pg_stop and pg_restart stop and start the same server; pg_sql runs SQL.
 
 PG_PASSWORD=pw-$$-not-to-be-seen
@@ -42,6 +44,16 @@ pg_start() {
 	PG_CONNINFO="host=$PG_DIR dbname=postgres user=pa password=$PG_PASSWORD"
 	pg_restart || return 2
 	trap 'pg_stop; workdir_release' 0
+}
+
+pg_need() {
+	pg_start
+	case $? in
+	1)	skip "PostgreSQL" "skipped: PostgreSQL is not installed"
+		tap_end
+		exit 0 ;;
+	2)	setup 1 "a PostgreSQL of our own" "$T/pg/initdb.log" ;;
+	esac
 }
 
 pg_restart() {

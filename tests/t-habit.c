@@ -64,18 +64,6 @@ fresh(struct habit_state *hs)
 	snprintf(hs->h.identity, sizeof(hs->h.identity), "dev@example.org");
 }
 
-/* same - whether a and b are one habit (what a store keeps) */
-static int
-same(const struct habit_state *a, const struct habit_state *b)
-{
-	return strcmp(a->h.key, b->h.key) == 0 &&
-	    a->h.recent == b->h.recent &&
-	    a->h.recent_signed == b->h.recent_signed &&
-	    a->h.run == b->h.run && a->h.first_signed == b->h.first_signed &&
-	    a->h.last_signed == b->h.last_signed && a->window == b->window &&
-	    memcmp(a->ids, b->ids, sizeof(a->ids)) == 0;
-}
-
 /* again - merging from into into a second time changes nothing */
 static void
 again(struct habit_state *into, const struct habit_state *from,
@@ -83,7 +71,8 @@ again(struct habit_state *into, const struct habit_state *from,
 {
 	struct habit_state was = *into;
 
-	tap_check(!ledger_habit_merge(into, from) && same(into, &was),
+	tap_check(!ledger_habit_merge(into, from) &&
+	    ledger_habit_same(into, &was),
 	    "%s: merged again, nothing changes", what);
 }
 
@@ -98,7 +87,7 @@ test_empty(void)
 	fresh(&db);
 	tap_check_int(ledger_habit_merge(&db, &file), 1,
 	    "a habit new to the database: merged");
-	tap_check(same(&db, &file) && strcmp(db.h.identity,
+	tap_check(ledger_habit_same(&db, &file) && strcmp(db.h.identity,
 	    "dev@example.org") == 0, "... as the file has it (%u of %u "
 	    "signed, key %s)", db.h.recent_signed, db.h.recent, db.h.key);
 	again(&db, &file, "a habit new to the database");
@@ -128,8 +117,9 @@ test_switch(void)
 	learn(&want, 8, KEY_B);
 	tap_check_int(ledger_habit_merge(&db, &file), 1,
 	    "the file's mail of before the switch: merged");
-	tap_check(same(&db, &want), "... placed before the milter's of "
-	    "after it, as they arrived (%u of %u signed, key %s, run %u)",
+	tap_check(ledger_habit_same(&db, &want), "... placed before the "
+	    "milter's of after it, as they arrived (%u of %u signed, key %s, "
+	    "run %u)",
 	    db.h.recent_signed, db.h.recent, db.h.key, db.h.run);
 	again(&db, &file, "a habit the milter learnt more of");
 }
@@ -150,9 +140,9 @@ test_newer(void)
 	mails(&file, 4, 7, KEY_A);
 	tap_check_int(ledger_habit_merge(&db, &file), 1,
 	    "the file's newer mails: merged");
-	tap_check(same(&db, &file), "... the database's habit the file's "
-	    "(%u of %u signed, run %u)", db.h.recent_signed, db.h.recent,
-	    db.h.run);
+	tap_check(ledger_habit_same(&db, &file), "... the database's habit "
+	    "the file's (%u of %u signed, run %u)", db.h.recent_signed,
+	    db.h.recent, db.h.run);
 	again(&db, &file, "newer mails");
 }
 
@@ -213,10 +203,12 @@ test_full(void)
 	fresh(&file);
 	mails(&file, 1, 5, NULL);
 	was = db;
-	tap_check(!ledger_habit_merge(&db, &file) && same(&db, &was),
+	tap_check(!ledger_habit_merge(&db, &file) &&
+	    ledger_habit_same(&db, &was),
 	    "a full window: the other store's older mails left out");
 	mails(&file, 100, 101, NULL);	/* two mails both hold, unsigned */
-	tap_check(!ledger_habit_merge(&db, &file) && same(&db, &was),
+	tap_check(!ledger_habit_merge(&db, &file) &&
+	    ledger_habit_same(&db, &was),
 	    "... and mails both hold, signed in one, stay signed");
 }
 

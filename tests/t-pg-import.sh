@@ -29,13 +29,7 @@ PINS="$top_builddir/tests/pin-race"
 workdir_make t-pg-import
 cd "$T" || exit 1
 
-pg_start
-case $? in
-1)	skip "PostgreSQL" "skipped: PostgreSQL is not installed"
-	tap_end
-	exit 0 ;;
-2)	setup 1 "a PostgreSQL of our own" "$T/pg/initdb.log" ;;
-esac
+pg_need
 out=$T/out.log
 : >go
 

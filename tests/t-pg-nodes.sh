@@ -30,12 +30,7 @@ if ! pf_usable; then
 fi
 workdir_make t-pg-nodes
 cd "$T" || exit 1
-pg_start
-case $? in
-1)	echo "1..0 # SKIP PostgreSQL is not installed"
-	exit 0 ;;
-2)	setup 1 "a PostgreSQL of our own" "$T/pg/initdb.log" ;;
-esac
+pg_need
 if ! patatt_setup "$T/dev" || ! patatt_setup "$T/new" ||
     ! patatt_in_repo git config user.email new@example.net ||
     ! patatt_setup "$T/new2" ||

@@ -33,13 +33,7 @@ if [ "$(id -u)" -ne 0 ] || ! command -v useradd >/dev/null 2>&1 ||
 fi
 workdir_make t-pg-users
 cd "$T" || exit 1
-pg_start
-case $? in
-1)	skip "PostgreSQL" "skipped: PostgreSQL is not installed"
-	tap_end
-	exit 0 ;;
-2)	setup 1 "a PostgreSQL of our own" "$T/pg/initdb.log" ;;
-esac
+pg_need
 
 # The milter's user and a maintainer in its group, homes in $T.
 MUSER=pam$$

@@ -25,13 +25,7 @@ RACE="$top_builddir/tests/pin-race"
 workdir_make t-pg
 cd "$T" || exit 1
 
-pg_start
-case $? in
-1)	skip "PostgreSQL" "skipped: PostgreSQL is not installed"
-	tap_end
-	exit 0 ;;
-2)	setup 1 "a PostgreSQL of our own" "$T/pg/initdb.log" ;;
-esac
+pg_need
 
 cat >conf <<EOC
 StateFile $T/state.mdb

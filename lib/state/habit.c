@@ -122,9 +122,8 @@ known(const struct habit_id *id)
 	return memcmp(id, &none, sizeof(none)) != 0;
 }
 
-/* same - whether a and b are one habit, field by field */
-static int
-same(const struct habit_state *a, const struct habit_state *b)
+int
+ledger_habit_same(const struct habit_state *a, const struct habit_state *b)
 {
 	return strcmp(a->h.key, b->h.key) == 0 &&
 	    a->h.recent == b->h.recent &&
@@ -206,7 +205,7 @@ ledger_habit_merge(struct habit_state *into, const struct habit_state *from)
 		*into = *from;
 		memcpy(into->h.identity, was.h.identity,
 		    sizeof(into->h.identity));
-		return !same(&was, into);
+		return !ledger_habit_same(&was, into);
 	}
 	/* where into holds each of from's mails (-1: not); one whose ids
 	   are not known cannot be told apart from into's, and is left out */
@@ -245,5 +244,5 @@ ledger_habit_merge(struct habit_state *into, const struct habit_state *from)
 		if (!placed[k])
 			place_from(&m, from, k);
 	settle(into, from, &m);
-	return !same(&was, into);
+	return !ledger_habit_same(&was, into);
 }

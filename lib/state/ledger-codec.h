@@ -103,6 +103,10 @@ int	ledger_habit_add(struct habit_state *hs, const struct arrival *a);
 int	ledger_habit_merge(struct habit_state *into,
 	    const struct habit_state *from);
 
+/* ledger_habit_same - whether a and b are one habit, field by field */
+int	ledger_habit_same(const struct habit_state *a,
+	    const struct habit_state *b);
+
 /*
  * ledger_seal - the checksum field of the value that begins at start in
  * sb, stored under key, appended in the form of the value's version (the
