@@ -107,6 +107,16 @@ void	cli_text(struct sbuf *out, const char *s);
 void	cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
+ * cli_shelter - when unlocked (ledger_reads_unlocked()), the rest of the
+ * command in a child process (shelter.c), run again when LMDB trips
+ * over a page the milter reused while it read: -1 in the child, which
+ * goes on; in the parent, the exit status to return once the child's
+ * output is passed on (fault when it could not be had).  Not unlocked:
+ * -1, nothing done.  what names the file in a message.
+ */
+int	cli_shelter(int unlocked, const char *what, int fault);
+
+/*
  * struct cli_input - the messages of FILE operands, one FILE at a time:
  * the file as one message named FILE, or, read as an mbox, each of its
  * messages named FILE:N.

@@ -246,7 +246,7 @@ cmd_arrived(int argc, char **argv)
 	static struct arrived_run r;
 	struct pa_config cfg;
 	struct pa_err err;
-	int i, n, status = ARRIVED_EXIT_FAULT;
+	int i, n, sheltered, status = ARRIVED_EXIT_FAULT;
 
 	if ((n = cli_parse(&cli_cmd_arrived, argc, argv)) < 0)
 		return n == CLI_PARSE_HELP ? CLI_EXIT_OK : ARRIVED_EXIT_FAULT;
@@ -267,6 +267,11 @@ cmd_arrived(int argc, char **argv)
 	}
 	if (statedb_ledger_open(&r.lg, &cfg, 0, NULL, &err) != 0) {
 		cli_warn("%s", err.msg);
+		goto out;
+	}
+	if ((sheltered = cli_shelter(ledger_reads_unlocked(r.lg),
+	    cfg.state_file, ARRIVED_EXIT_FAULT)) >= 0) {
+		status = sheltered;
 		goto out;
 	}
 	if (mailmsg_new(&r.m, CLI_MAX_INPUT) != 0) {

@@ -342,6 +342,12 @@ cmd_check(int argc, char **argv)
 		cli_warn("%s: keys only offered are temperror", err.msg);
 	decider_use_pins(r.dc, pins, 0);
 	records_open(&cfg);
+	if (check_records != NULL && (rc = cli_shelter(
+	    ledger_reads_unlocked(check_records), cfg.state_file,
+	    CLI_EXIT_ERROR)) >= 0) {
+		status = rc;
+		goto out;
+	}
 	if (mailmsg_new(&r.m, CLI_MAX_INPUT) != 0) {
 		cli_warn("%s", pa_strerror(PA_ENOMEM));
 		status = CLI_EXIT_ERROR;

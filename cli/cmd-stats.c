@@ -222,7 +222,7 @@ cmd_stats(int argc, char **argv)
 	struct ledger *lg = NULL;
 	struct pa_err err;
 	long top;
-	int n, status = STATS_EXIT_FAULT;
+	int n, sheltered, status = STATS_EXIT_FAULT;
 
 	memset(&r, 0, sizeof(r));
 	if ((n = cli_parse(&cli_cmd_stats, argc, argv)) < 0)
@@ -247,8 +247,16 @@ cmd_stats(int argc, char **argv)
 		cli_warn("%s", pa_strerror(PA_ENOMEM));
 		goto out;
 	}
-	if (statedb_ledger_open(&lg, &cfg, 0, NULL, &err) != 0 ||
-	    gather(&r, lg, top, &err) != 0) {
+	if (statedb_ledger_open(&lg, &cfg, 0, NULL, &err) != 0) {
+		cli_warn("%s", err.msg);
+		goto out;
+	}
+	if ((sheltered = cli_shelter(ledger_reads_unlocked(lg), r.path,
+	    STATS_EXIT_FAULT)) >= 0) {
+		status = sheltered;
+		goto out;
+	}
+	if (gather(&r, lg, top, &err) != 0) {
 		cli_warn("%s", err.msg);
 		goto out;
 	}

@@ -34,6 +34,7 @@ fi
 workdir_make t-pg-users
 cd "$T" || exit 1
 pg_need
+PATCHATTEST=$(reachable "$PATCHATTEST") || exit 1
 
 # The milter's user and a maintainer in its group, homes in $T.
 MUSER=pam$$

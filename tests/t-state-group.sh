@@ -28,14 +28,16 @@ if [ "$(id -u)" -ne 0 ] || ! command -v useradd >/dev/null 2>&1 ||
 	exit 0
 fi
 workdir_make t-state-group
-chmod 755 "$T"
 cd "$T" || exit 1
+PATCHATTEST=$(reachable "$PATCHATTEST") && RECORD=$(reachable "$RECORD") &&
+    RACE=$(reachable "$RACE") || exit 1
 
 MUSER=psm$$
 RUSER=psr$$
 OUSER=pso$$
 cleanup() {
 	[ -n "$rpid" ] && kill "$rpid" 2>/dev/null
+	[ -n "$cpid" ] && kill "$cpid" 2>/dev/null
 	for u in "$RUSER" "$OUSER" "$MUSER"; do
 		userdel "$u" 2>/dev/null
 		groupdel "$u" 2>/dev/null
@@ -102,9 +104,21 @@ diag outsider
 # old ones, which LMDB reuses two commits on.  Meanwhile the maintainer
 # walks the 2,000 records and looks some up by Message-ID, again and
 # again, and must get the same answer each time.
+# patchattest arrived, run by the maintainer all the while, answers as
+# before each time.
 runuser -u "$RUSER" -- "$RACE" read "$T/var/state.mdb" 2000 1582578780 \
     "$T/stop" >rounds 2>race.err &
 rpid=$!
+mkdir cli && chown "$RUSER" cli && chmod 644 arrived.base
+runuser -u "$RUSER" -- sh -c 'cd cli && runs=0
+	while [ ! -e ../stop ] || [ "$runs" -lt 5 ]; do
+		"$1" arrived -c "$2" ../mail/5 ../mail/1999 >during 2>&1
+		echo "$?" >>status
+		sed "s#\.\./mail/#mail/#" during | cmp -s ../arrived.base - ||
+		    cp during wrong
+		runs=$((runs + 1))
+	done' sh "$PATCHATTEST" "$T/conf" &
+cpid=$!
 as_milter "$RACE" write "$T/var/state.mdb" 3000 4102444800 >>"$out" 2>&1
 setup $? "3,000 commits by the milter's user" "$out"
 : >stop
@@ -112,8 +126,13 @@ wait "$rpid"
 expect "the maintainer's answers while 3,000 commits were made: exact" \
     0 $?
 rpid=
-echo "# $(cat rounds) rounds of reads while 3,000 commits were made"
+wait "$cpid"
+cpid=
+echo "# reads while 3,000 commits were made: $(cat rounds)"
 diag race.err
+[ ! -e cli/wrong ] && [ "$(sort -u cli/status)" = 0 ]
+ok $? "patchattest arrived, run $(wc -l <cli/status) times meanwhile: as before each time"
+diag cli/wrong
 runuser -u "$RUSER" -- "$PATCHATTEST" stats -c "$T/conf" >stats.now 2>&1
 cmp -s stats.base stats.now
 ok $? "patchattest stats then: as before"

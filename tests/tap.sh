@@ -62,6 +62,14 @@ workdir_make() {
 	trap 'exit 1' HUP INT TERM
 }
 
+# reachable PROGRAM: a copy of PROGRAM in "$T"/bin that every user may
+# run (printed), for the checks run as other users: the build may sit
+# below a folder only its owner can enter
+reachable() {
+	mkdir -p "$T/bin" && chmod 755 "$T" "$T/bin" && cp "$1" "$T/bin/" &&
+	    echo "$T/bin/${1##*/}"
+}
+
 workdir_release() {
 	for h in "$T"/gnupg*; do
 		[ -d "$h" ] && gpgconf --homedir "$h" --kill all 2>/dev/null

@@ -28,6 +28,7 @@
 #define LEDGER_DBS		6
 
 static void	 lmdb_close(struct ledger *);
+static int	 lmdb_unlocked(const struct ledger *);
 
 static const struct ledger_ops lmdb_ops = {
 	.record = lmdb_ledger_record,
@@ -42,6 +43,7 @@ static const struct ledger_ops lmdb_ops = {
 	.size = lmdb_ledger_size,
 	.habits = lmdb_ledger_habits,
 	.close = lmdb_close,
+	.unlocked = lmdb_unlocked,
 	.local = 1
 };
 
@@ -348,6 +350,13 @@ lmdb_ledger_size(struct ledger *base, struct ledger_size *out)
 	out->used = atomic_load(&l->used);
 	out->max = l->max_size;
 	return 0;
+}
+
+/* lmdb_unlocked - ledger_reads_unlocked() of the LMDB store */
+static int
+lmdb_unlocked(const struct ledger *base)
+{
+	return ((const struct ledger_lmdb *)(const void *)base)->unlocked;
 }
 
 /* lmdb_close - ledger_close() of the LMDB store */

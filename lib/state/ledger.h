@@ -295,4 +295,13 @@ int	ledger_size(struct ledger *, struct ledger_size *out);
  */
 int	ledger_reads_local(const struct ledger *);
 
+/*
+ * ledger_reads_unlocked - 1 when reads go without the lock file (a
+ * reader who may not write it): each read checks that it settled, but
+ * LMDB itself may trip (an assertion, a bad pointer) over a page that
+ * the writer reused while it was being read; cli/shelter.c runs such a
+ * reader where that costs only a retry
+ */
+int	ledger_reads_unlocked(const struct ledger *);
+
 #endif

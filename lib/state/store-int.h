@@ -68,6 +68,8 @@ struct ledger_ops {
 		    int (*)(void *, const char *, const struct habit_state *),
 		    void *, struct pa_err *);
 	void	(*close)(struct ledger *);
+	/* NULL: reads always take the store's locks */
+	int	(*unlocked)(const struct ledger *);
 	int	 local;		/* reads cost no round trip to another host */
 };
 

@@ -137,6 +137,12 @@ ledger_reads_local(const struct ledger *l)
 	return l->ops->local;
 }
 
+int
+ledger_reads_unlocked(const struct ledger *l)
+{
+	return l->ops->unlocked != NULL && l->ops->unlocked(l);
+}
+
 void
 ledger_close(struct ledger *l)
 {
