@@ -133,6 +133,11 @@ pg_txn_end(struct pg_txn *t, int rc)
 	return rc;
 }
 
+#define HABIT_LOCKED	"SELECT " PG_HABIT_COLUMNS ", window_bits, " \
+	"coalesce(encode(ids, 'hex'), '') FROM habit WHERE identity = $1 " \
+	"FOR UPDATE"
+#define HABIT_LOCK_CLASS "1885430900"	/* the class of habits' advisory locks */
+
 int
 pg_habit_lock(struct pg_txn *t, const char *identity, struct habit_state *hs,
     int *found)
@@ -143,10 +148,21 @@ pg_habit_lock(struct pg_txn *t, const char *identity, struct habit_state *hs,
 	int rc;
 
 	pg_text(ident, sizeof(ident), identity);
-	if ((rc = pg_txn_exec(t, "SELECT " PG_HABIT_COLUMNS ", window_bits, "
-	    "coalesce(encode(ids, 'hex'), '') FROM habit WHERE identity = $1 "
-	    "FOR UPDATE", 1, p, &res)) != 0)
+	if ((rc = pg_txn_exec(t, HABIT_LOCKED, 1, p, &res)) != 0)
 		return rc;
+	/*
+	 * No row to lock: two transactions would both write the identity's
+	 * first habit, the later one over the other's.  The identity's
+	 * advisory lock (held to the end of the transaction) puts them one
+	 * after the other, and the second reads what the first wrote.
+	 */
+	if (PQntuples(res) == 0) {
+		PQclear(res);
+		if ((rc = pg_txn_exec(t, "SELECT pg_advisory_xact_lock("
+		    HABIT_LOCK_CLASS ", hashtext($1))", 1, p, NULL)) != 0 ||
+		    (rc = pg_txn_exec(t, HABIT_LOCKED, 1, p, &res)) != 0)
+			return rc;
+	}
 	memset(hs, 0, sizeof(*hs));
 	if ((*found = PQntuples(res) == 1)) {
 		pg_habit_row(res, 0, 0, identity, &hs->h);
