@@ -411,10 +411,14 @@ fi
 # patchattest-milter -n: the database unreachable, a schema of another
 # version
 # nconf FILE CONNINFO: a configuration -n accepts but for the database
+# nconf FILE CONNINFO: a configuration for -n, with time enough to reach
+# the database on a loaded machine (what -n says is tested, not how soon)
 nconf() {
 	mkdir -p idx-n
 	printf '%s\n' "StateFile $T/n.mdb" "StateDatabase $2" "Syslog no" \
-	    "IndexPath $T/idx-n" "Socket unix:$T/n.sock" "UserID root" >"$1"
+	    "StateDatabaseConnectTimeout 10000" "StateDatabaseTimeout 10000" \
+	    "IndexPath $T/idx-n" \
+	    "Socket unix:$T/n.sock" "UserID root" >"$1"
 }
 nconf conf-n-away "host=$T/nowhere dbname=x user=pa password=$PG_PASSWORD"
 "$MILTER" -n -c conf-n-away >n-away 2>&1
