@@ -52,9 +52,10 @@ pass(int fd, int out)
 }
 
 /*
- * one_try - a child with its output in fresh memory files: -1 in the
- * child, else 0 with *status its wait() status and out[] its stdout and
- * stderr, or -1 in the parent when no child could be made
+ * one_try - a child with its output in fresh memory files: 0 with
+ * *child set in the child; in the parent, 0 with *status the child's
+ * wait() status and out[] its stdout and stderr, or -1 when no child
+ * could be made
  */
 static int
 one_try(int *status, int out[2], int *child)
