@@ -89,19 +89,16 @@ changed_since_first(struct decider *d, struct patatt_earlier *out)
 	struct first_copy first;
 	struct arrival cur;
 	struct pa_err ignored;
-	const char *id;
-	size_t len;
 
 	if (d->ledger == NULL || d->msg == NULL || !mismatched(&d->report) ||
-	    (id = arrival_message_id(d->msg, &len)) == NULL || len == 0)
+	    d->f->id == NULL || d->f->id_len == 0)
 		return PA_ENOTFOUND;
 	first.found = 0;
-	if (ledger_by_message_id_bytes(d->ledger, id, len, take_first,
-	    &first, &ignored) < 0 || !first.found)
+	if (ledger_by_message_id_bytes(d->ledger, d->f->id, d->f->id_len,
+	    take_first, &first, &ignored) < 0 || !first.found)
 		return PA_ENOTFOUND;
 	/* this mail as its own record would have it (decide_arrival()) */
-	arrival_fill(&cur, d->msg, &d->h, &d->pf,
-	    d->mi_ok && d->pf.mi->patch.len > 0);
+	(void)mailfacts_record(d->f, &cur, &ignored);
 	memset(out, 0, sizeof(*out));
 	memcpy(out->identity, first.a.identity, sizeof(out->identity));
 	out->has_patch = cur.has_patch && first.a.has_patch;

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "decide.h"
+#include "mailfacts.h"
 #include "mail.h"
 #include "state.h"
 
@@ -22,7 +23,9 @@ struct decider {
 	struct pgp		*pgp;
 	struct patatt		*pt;
 	struct patatt_report	 report;
-	struct msghash		 h;
+	struct mailfacts	 own;		/* the facts decide_begin() reads */
+	struct mailfacts	*f;		/* the message's: own, or those
+						   of decide_begin_read() */
 	struct sbuf		 name, email, work;
 	struct att_hit		 hits[MAX_HITS];
 	struct pins		*pins;		/* PatattTOFU's, or NULL */
@@ -46,10 +49,6 @@ struct decider {
 	struct ledger		*ledger;	/* NULL: none */
 	const char		*ledger_why;	/* why it is NULL, or NULL:
 						   off by design */
-	struct patchfacts	 pf;		/* the patch as git am reads
-						   it (pf.mi), its author,
-						   patch-id and trailers */
-	int			 mi_ok;		/* pf.mi holds this message */
 	int			 endpoint;	/* the web endpoint relayed it:
 						   From is its own, the sender
 						   X-Original-From */
