@@ -69,6 +69,10 @@ struct decider {
 	/* what the message needs from the state (consult.c) */
 	int			 looked_up;	/* looked holds it */
 	struct state_lookup	 looked;
+	int			 has_first;	/* first holds the first copy
+						   of its Message-ID whose
+						   signature checked out */
+	struct arrival		 first;
 };
 
 /*
@@ -92,6 +96,14 @@ const struct state_lookup *decider_state(struct decider *d);
  * none of the message's signatures (it was not asked)
  */
 struct lookup_pin *decider_pin(struct decider *d, const char *identity);
+/*
+ * decider_first_copy - when a patatt signature of the message no longer
+ * verifies because its body or a signed header changed, the first copy
+ * of its Message-ID in the ledger whose signature checked out, read
+ * with the rest of decider_state(); NULL when there is none (or no such
+ * signature, or no ledger, or a ledger that cannot be read)
+ */
+const struct arrival *decider_first_copy(struct decider *d);
 
 /*
  * dkim_vouched - what the author's domain vouches for in msg, the

@@ -367,9 +367,13 @@ first_key(void *arg, const char *identity, const char *key, int pin,
 		*why = looked->pins_why;
 		return TOFU_UNKNOWN;
 	}
-	if ((e = decider_pin(d, identity)) == NULL)
-		rc = pins_get(d->pins, identity, pinned, why);
-	else if ((rc = e->rc) == 0)
+	/* read with the message's state: decide_patatt() asks of its
+	   signatures' identities alone, every one of which was looked up */
+	if ((e = decider_pin(d, identity)) == NULL) {
+		pa_err_set(why, "%s is none of the message's signers", identity);
+		return TOFU_UNKNOWN;
+	}
+	if ((rc = e->rc) == 0)
 		*pinned = e->pin;
 	if (rc == 0)
 		return strcmp(pinned->key, key) == 0 ? TOFU_SAME : TOFU_OTHER;
@@ -377,7 +381,7 @@ first_key(void *arg, const char *identity, const char *key, int pin,
 	    !d->temperror) {
 		rc = pins_first_use(d->pins, identity, key, d->now, &seen,
 		    pinned, why);
-		if (rc == 0 && e != NULL) {
+		if (rc == 0) {
 			e->rc = 0;	/* a second signature of it sees it */
 			e->pin = *pinned;
 		}
