@@ -125,10 +125,10 @@ struct resume {
 };
 
 /*
- * index_chunk - in w's transaction, to ledger_walk_visit(): the records that the
- * index dbi lists under key, whose values hold the record's key at off,
- * from the value after r's; next says where to go on.  What a visit
- * returned, with LMDB's code in *rc.
+ * index_chunk - in w's transaction, to ledger_walk_visit(): the records
+ * that the index dbi lists under key, whose values hold the record's key
+ * at off, from the value after r's; next says where to go on.  What a
+ * visit returned, with LMDB's code in *rc.
  */
 static int
 index_chunk(struct walk *w, MDB_dbi dbi, const MDB_val *key, size_t off,
@@ -146,7 +146,8 @@ index_chunk(struct walk *w, MDB_dbi dbi, const MDB_val *key, size_t off,
 	if (*rc == 0 && r->len > 0 && v.mv_size == r->len &&
 	    memcmp(v.mv_data, r->last, r->len) == 0)
 		*rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP);
-	for (; *rc == 0 && !stop && !ledger_walk_full(w) && !ledger_walk_moved(w);
+	for (; *rc == 0 && !stop && !ledger_walk_full(w) &&
+	    !ledger_walk_moved(w);
 	    *rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
 		if (v.mv_size != off + LEDGER_KEY_LEN) {
 			stop = ledger_fail(w->l, w->err, "reading",
@@ -288,10 +289,10 @@ lmdb_ledger_by_patch_id(struct ledger *base, const char *patch_id,
 }
 
 /*
- * time_chunk - in w's transaction, to ledger_walk_visit(): the records from the key
- * from to the one before to, until the chunk is full (*more, and next
- * the key to go on from).  What a visit returned, with LMDB's code in
- * *rc.
+ * time_chunk - in w's transaction, to ledger_walk_visit(): the records
+ * from the key from to the one before to, until the chunk is full
+ * (*more, and next the key to go on from).  What a visit returned, with
+ * LMDB's code in *rc.
  */
 static int
 time_chunk(struct walk *w, const unsigned char *from, const unsigned char *to,
@@ -336,7 +337,8 @@ lmdb_ledger_each(struct ledger *base, time_t since, time_t until,
 		if ((rc = ledger_walk_begin(&w)) != 0)
 			break;
 		stop = time_chunk(&w, from, to, next, &more, &rc);
-		if ((rc = ledger_walk_end(&w, stop, rc)) == 0 && !w.again && more)
+		if ((rc = ledger_walk_end(&w, stop, rc)) == 0 && !w.again &&
+		    more)
 			memcpy(from, next, sizeof(from));
 	} while (ledger_walk_again(&w, &rc) || (rc == 0 && more));
 	free(w.held);

@@ -170,7 +170,8 @@ pins_habit(const PGresult *res, const char *const *names,
 			continue;
 		identity = PQgetvalue(res, i, PIN_AT);
 		for (k = 0; k < out->n; k++) {
-			if (names[k] == NULL || strcmp(names[k], identity) != 0)
+			if (names[k] == NULL ||
+			    strcmp(names[k], identity) != 0)
 				continue;
 			snprintf(out->pin[k].pin.identity,
 			    sizeof(out->pin[k].pin.identity), "%s", identity);

@@ -23,7 +23,7 @@ struct decider {
 	struct pgp		*pgp;
 	struct patatt		*pt;
 	struct patatt_report	 report;
-	struct mailfacts	 own;		/* the facts decide_begin() reads */
+	struct mailfacts	 own;		/* decide_begin()'s facts */
 	struct mailfacts	*f;		/* the message's: own, or those
 						   of decide_begin_read() */
 	struct sbuf		 name, email, work;

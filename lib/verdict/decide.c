@@ -370,7 +370,8 @@ first_key(void *arg, const char *identity, const char *key, int pin,
 	/* read with the message's state: decide_patatt() asks of its
 	   signatures' identities alone, every one of which was looked up */
 	if ((e = decider_pin(d, identity)) == NULL) {
-		pa_err_set(why, "%s is none of the message's signers", identity);
+		pa_err_set(why, "%s is none of the message's signers",
+		    identity);
 		return TOFU_UNKNOWN;
 	}
 	if ((rc = e->rc) == 0)

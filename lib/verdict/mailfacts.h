@@ -34,16 +34,16 @@ struct mailfacts {
 	struct pa_err		 hash_why;	/* ... and why, when not 0 */
 	struct patchfacts	 pf;
 	int			 pf_rc;		/* patchfacts_compute()'s */
-	int			 pf_done;	/* pf and pf_rc hold this mail */
+	int			 pf_done;	/* pf, pf_rc: this mail's */
 	const char		*id;		/* the Message-ID as the ledger
 						   keys it, in msg: all of its
 						   bytes, blanks around it and
 						   one pair of <> cut; NULL:
 						   none */
 	size_t			 id_len;
-	struct arrival		 rec;		/* the mail's part of its record:
-						   the header fields, and the
-						   patch once pf_done */
+	struct arrival		 rec;		/* what the mail gives of its
+						   record: the header fields,
+						   the patch's once pf_done */
 };
 
 void	mailfacts_init(struct mailfacts *);
