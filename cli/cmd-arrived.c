@@ -18,6 +18,7 @@
 #include "attest.h"
 #include "base.h"
 #include "state.h"
+#include "verdict.h"
 
 /* Exit statuses of this command (its manual says them). */
 #define ARRIVED_EXIT_DIFFERS	1
@@ -63,8 +64,7 @@ const struct cli_cmd cli_cmd_arrived = {
 struct arrived_run {
 	struct ledger		*lg;
 	struct mailmsg		*m;
-	struct msghash		 h;
-	struct patchfacts	 pf;
+	struct mailfacts	 facts;
 	struct arrival		 cur;
 	struct match		 mt;
 	struct cli_input	 in;
@@ -106,12 +106,12 @@ static int
 lookup(struct arrived_run *r, struct match *mt, struct pa_err *err)
 {
 	const struct arrival *cur = mt->cur;
-	const char *id;
-	size_t len;
+	const char *id = r->facts.id;
+	size_t len = r->facts.id_len;
 	int rc = PA_ENOTFOUND;
 
 	mt->by = "message-id";
-	if ((id = arrival_message_id(r->m, &len)) != NULL && len > 0 &&
+	if (id != NULL && len > 0 &&
 	    (rc = ledger_by_message_id_bytes(r->lg, id, len, collect, mt,
 	    err)) == 0 && (rc = ledger_copies(r->lg, id, len, &mt->counted,
 	    err)) == PA_ENOTFOUND)
@@ -136,8 +136,12 @@ arrived_one(struct arrived_run *r, const char *name, const char *data,
 	struct pa_err err;
 	int rc;
 
-	if ((rc = mailmsg_parse(r->m, data, len)) != 0 ||
-	    (rc = arrival_from_mail(cur, r->m, &r->h, &r->pf, &err)) != 0) {
+	/* what the mail gives of its record, read as the milter reads it */
+	if ((rc = mailmsg_parse(r->m, data, len)) == 0) {
+		(void)mailfacts_read(&r->facts, r->m, 0);
+		rc = mailfacts_record(&r->facts, cur, &err);
+	}
+	if (rc != 0) {
 		cli_warn("%s: %s", name, pa_strerror(rc));
 		return ARRIVED_EXIT_FAULT;
 	}
@@ -257,8 +261,7 @@ cmd_arrived(int argc, char **argv)
 	}
 	config_init(&cfg);
 	cli_input_init(&r.in, arrived_mbox);
-	msghash_init(&r.h);
-	patchfacts_init(&r.pf);
+	mailfacts_init(&r.facts);
 	if (cli_load_config(&cfg, arrived_conf) != 0)
 		goto out;
 	if (cfg.state_file == NULL && cfg.state_database == NULL) {
@@ -284,8 +287,7 @@ cmd_arrived(int argc, char **argv)
 out:
 	mailmsg_free(r.m);
 	ledger_close(r.lg);
-	patchfacts_release(&r.pf);
-	msghash_release(&r.h);
+	mailfacts_release(&r.facts);
 	cli_input_release(&r.in);
 	config_release(&cfg);
 	return status;

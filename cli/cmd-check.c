@@ -44,8 +44,9 @@ struct check_run {
 	struct decider		*dc;
 	struct mailmsg		*m;
 	struct attindex		*ix;
-	struct msghash		 h;
-	struct patchfacts	 pf;
+	struct mailfacts	 facts;		/* of the message: read once,
+						   for its record and its
+						   verdict */
 	struct arrival		 cur;
 };
 
@@ -141,9 +142,8 @@ same_content(void *arg, const struct arrival *a)
 static void
 clock_of(struct check_run *r, const char *name, struct check_clock *c)
 {
+	struct mailfacts *f = &r->facts;
 	struct pa_err err;
-	const char *id;
-	size_t len;
 	int rc;
 
 	c->cur = &r->cur;
@@ -151,12 +151,11 @@ clock_of(struct check_run *r, const char *name, struct check_clock *c)
 	c->why = check_unrecorded;
 	if (check_records != NULL) {
 		c->why = "it has no Message-ID";
-		if ((id = arrival_message_id(r->m, &len)) != NULL && len > 0) {
+		if (f->id != NULL && f->id_len > 0) {
 			c->why = "no copy with this content arrived here";
-			if ((rc = arrival_from_mail(&r->cur, r->m, &r->h,
-			    &r->pf, &err)) == 0)
+			if ((rc = mailfacts_record(f, &r->cur, &err)) == 0)
 				rc = ledger_by_message_id_bytes(check_records,
-				    id, len, same_content, c, &err);
+				    f->id, f->id_len, same_content, c, &err);
 			if (rc != 0 && rc != PA_ENOTFOUND) {
 				cli_warn("%s: %s", name, err.msg);
 				c->why = "its arrival could not be read";
@@ -247,8 +246,9 @@ check_one(struct check_run *r, const char *name, const char *data,
 	/* Folded, a header has no room for the name: it goes before. */
 	if (check_header && check_names)
 		printf("==> %s <==\n", name);
+	(void)mailfacts_read(&r->facts, r->m, MSGHASH_VARIANTS);
 	clock_of(r, name, &c);
-	if (decide_begin(r->dc, r->m, c.at) == PA_ENOPATCH) {
+	if (decide_begin_read(r->dc, &r->facts, c.at) == PA_ENOPATCH) {
 		if (check_header)
 			printf("%s: no patch and no signature, no header\n",
 			    name);
@@ -316,8 +316,7 @@ cmd_check(int argc, char **argv)
 	}
 	config_init(&cfg);
 	cli_input_init(&in, check_mbox);
-	msghash_init(&r.h);
-	patchfacts_init(&r.pf);
+	mailfacts_init(&r.facts);
 	check_names = n > 1 || check_mbox;
 	if (cli_load_config(&cfg, check_conf) != 0) {
 		status = CLI_EXIT_ERROR;
@@ -362,8 +361,7 @@ out:
 	pins_close(pins);
 	ledger_close(check_records);
 	attindex_close(r.ix);
-	patchfacts_release(&r.pf);
-	msghash_release(&r.h);
+	mailfacts_release(&r.facts);
 	cli_input_release(&in);
 	config_release(&cfg);
 	return status;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * callbacks.c - libmilter's callbacks: collect a message, strip the
- * headers only we may write, decide, add ours, act.
+ * headers only we may write, decide, and have conclude.c add ours and
+ * act.
  *
  * Debian's libmilter runs one connection's callbacks on any of its worker
  * threads, so everything about a connection or a message is in the
@@ -24,7 +25,6 @@
 #include <time.h>
 
 #include "verdict.h"
-#include "attest.h"
 #include "mail.h"
 #include "milter.h"
 #include "base.h"
@@ -398,153 +398,6 @@ delete(void *ctx, const char *name, int idx)
 	    0 : -1;
 }
 
-static int
-insert(SMFICTX *ctx, const char *name, const char *value)
-{
-	return smfi_insheader(ctx, 0, (char *)name, (char *)value) ==
-	    MI_SUCCESS ? 0 : -1;
-}
-
-static const char *
-queue_id(SMFICTX *ctx)
-{
-	const char *qid = smfi_getsymval(ctx, "i");
-
-	return qid != NULL ? qid : "NOQUEUE";
-}
-
-/* message_id - the Message-ID for the log (policy_logline quotes it) */
-static void
-message_id(const struct mailmsg *m, char *out, size_t size)
-{
-	size_t len = 0;
-	const char *v = m ? mailmsg_get(m, "Message-ID", &len) : NULL;
-
-	if (v == NULL)
-		len = 0;
-	while (len > 0 && strchr(" \t\n", *v)) {
-		v++;
-		len--;
-	}
-	while (len > 0 && strchr(" \t\n", v[len - 1]))
-		len--;
-	snprintf(out, size, "%.*s", (int)len, len ? v : "");
-}
-
-/* not_a_patch - say why it is not judged, learn what it carries, mark it */
-static sfsistat
-not_a_patch(SMFICTX *ctx, struct conn *c)
-{
-	const struct pa_config *cf = &c->gen->cf;
-	const char *text;
-	struct sbuf line;
-	char msgid[256];
-	size_t len;
-
-	message_id(c->msg, msgid, sizeof(msgid));
-	sbuf_init(&line, 1024);
-	sbuf_addf(&line, "%s: message-id=", queue_id(ctx));
-	hdrfmt_quoted(&line, msgid);
-	mlog(LOG_LEVEL_DEBUG, "%s not judged: no patatt signature, and no "
-	    "diff (or one git mailinfo would refuse) to attest", line.buf);
-	sbuf_release(&line);
-	if (cf->mark_non_patches == CONFIG_YES &&
-	    insert(ctx, HDR_VERDICT, "nopatch") != 0)
-		mlog(LOG_LEVEL_ERROR, "%s: the MTA refused our header",
-		    queue_id(ctx));
-	text = mailmsg_text(c->msg, &len);
-	if (cf->learn_from_mail == CONFIG_YES &&
-	    indexer_worth_reading(text, len))
-		worker_learn(text, len);
-	return SMFIS_CONTINUE;
-}
-
-static void
-log_decision(SMFICTX *ctx, struct conn *c, const struct decision *d,
-    const struct policy_outcome *o)
-{
-	struct sbuf line;
-	char msgid[256];
-
-	message_id(c->msg, msgid, sizeof(msgid));
-	sbuf_init(&line, 4096);
-	if (policy_logline(&line, queue_id(ctx), msgid, d, o) == 0)
-		mlog(LOG_LEVEL_INFO, "%s", line.buf);
-	sbuf_release(&line);
-}
-
-/* log_pinned - the key this message pinned, the mail's bytes escaped */
-static void
-log_pinned(SMFICTX *ctx, const struct decision *d)
-{
-	char identity[4 * sizeof(d->identity)], key[4 * sizeof(d->tofu_key)];
-
-	mlog(LOG_LEVEL_INFO, "%s: first-use key pinned: identity=%s key=%s",
-	    queue_id(ctx), hdrfmt_printable(identity, sizeof(identity),
-	    d->identity, strlen(d->identity)), hdrfmt_printable(key,
-	    sizeof(key), d->tofu_key, strlen(d->tofu_key)));
-}
-
-/* conclude - act on the decision d: reply, or mark the message */
-static sfsistat
-conclude(SMFICTX *ctx, struct conn *c, const struct decision *d)
-{
-	const struct pa_config *cf = &c->gen->cf;
-	struct policy_outcome o;
-	struct sbuf value;
-	int rc;
-
-	policy_apply(cf, d, time(NULL), &o);
-	metrics_decided(d, &o);
-	metrics_latency(&c->decide_start);
-	log_decision(ctx, c, d, &o);
-	if (d->tofu_key[0] != '\0')
-		log_pinned(ctx, d);
-	/* Fields from outside, or a verifier not listed: not believed. */
-	if (d->authres_ignored > 0)
-		mlog(LOG_LEVEL_DEBUG, "%s: %u Authentication-Results field(s) "
-		    "ignored: authserv-id not in TrustedAuthservIDs, under "
-		    "the verifier's own, or malformed", queue_id(ctx),
-		    d->authres_ignored);
-	if (o.rcode != NULL) {
-		smfi_setreply(ctx, (char *)o.rcode, (char *)o.xcode, o.text);
-		return o.action == ACTION_REJECT ? SMFIS_REJECT :
-		    SMFIS_TEMPFAIL;
-	}
-	sbuf_init(&value, 4096);
-	rc = 0;
-	if (cf->authserv_id != NULL) {
-		rc = header_authres(&value, cf->authserv_id, d);
-		if (rc == 0)
-			rc = insert(ctx, HDR_AUTHRES, value.buf);
-		sbuf_reset(&value);
-	}
-	if (rc == 0 && (rc = header_verdict(d, &value)) == 0)
-		rc = insert(ctx, HDR_VERDICT, value.buf);
-	sbuf_release(&value);
-	if (rc != 0)
-		mlog(LOG_LEVEL_ERROR, "%s: the MTA refused our header",
-		    queue_id(ctx));
-	if (o.action == ACTION_QUARANTINE &&
-	    smfi_quarantine(ctx, o.text) != MI_SUCCESS)
-		mlog(LOG_LEVEL_ERROR, "%s: the MTA refused to quarantine",
-		    queue_id(ctx));
-	return SMFIS_CONTINUE;
-}
-
-/*
- * log_record - an arrival record not written: a fault (for a judged
- * mail OnError acts on it)
- */
-static void
-log_record(SMFICTX *ctx, const struct pa_err *unrecorded, int judged)
-{
-	if (unrecorded->msg[0] != '\0')
-		mlog(LOG_LEVEL_ERROR, "%s: the arrival record was not "
-		    "written%s: %s", queue_id(ctx), judged ? " (OnError)" : "",
-		    unrecorded->msg);
-}
-
 static sfsistat
 cb_eom(SMFICTX *ctx)
 {
@@ -560,7 +413,7 @@ cb_eom(SMFICTX *ctx)
 	if (c->strip.ndoomed > 0) {
 		metrics_forged(c->strip.ndoomed);
 		mlog(LOG_LEVEL_INFO, "%s: %zu header field(s) only we may "
-		    "write removed", queue_id(ctx), c->strip.ndoomed);
+		    "write removed", conclude_queue_id(ctx), c->strip.ndoomed);
 		if (hdrstrip_each(&c->strip, delete, ctx) != 0)
 			faulted(c, "the MTA refused to delete a header", 0);
 	}
@@ -583,14 +436,14 @@ cb_eom(SMFICTX *ctx)
 		from.queue_id = smfi_getsymval(ctx, "i");
 		if (state_decide(c->msg, time(NULL), &from, &d,
 		    &unrecorded) == PA_ENOPATCH) {
-			log_record(ctx, &unrecorded, 0);
-			rc = not_a_patch(ctx, c);
+			conclude_unrecorded(ctx, &unrecorded, 0);
+			rc = conclude_not_a_patch(ctx, &c->gen->cf, c->msg);
 			message_end(c);
 			return asleep(c, rc);
 		}
-		log_record(ctx, &unrecorded, 1);
+		conclude_unrecorded(ctx, &unrecorded, 1);
 	}
-	rc = conclude(ctx, c, &d);
+	rc = conclude(ctx, &c->gen->cf, c->msg, &c->decide_start, &d);
 	message_end(c);
 	return asleep(c, rc);
 }

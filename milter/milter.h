@@ -213,6 +213,28 @@ int		places_enter(struct place *);
 void		places_leave(struct place *, int in_message);
 void		places_release(struct place *);
 
+/*
+ * conclude.c: what becomes of a message at its end (cf the settings it
+ * was judged under).  conclude - act on d, the decision on msg (deciding
+ * began at start, CLOCK_MONOTONIC): counted and logged, then the reply
+ * (SMFIS_REJECT, SMFIS_TEMPFAIL) or our header fields added (and the
+ * quarantine asked) and SMFIS_CONTINUE.  conclude_not_a_patch - msg is
+ * neither a patch nor signed: said at debug level, marked "nopatch" with
+ * MarkNonPatches, read for documents with LearnFromMail.
+ * conclude_unrecorded - the arrival record was not written (unrecorded
+ * says why; nothing when it is ""): an error line, saying OnError acted
+ * on it when the mail was judged.  conclude_queue_id - the queue ID for
+ * the log, "NOQUEUE" when the MTA gave none.
+ */
+sfsistat	 conclude(SMFICTX *, const struct pa_config *cf,
+		    const struct mailmsg *msg, const struct timespec *start,
+		    const struct decision *d);
+sfsistat	 conclude_not_a_patch(SMFICTX *, const struct pa_config *cf,
+		    const struct mailmsg *msg);
+void		 conclude_unrecorded(SMFICTX *, const struct pa_err *unrecorded,
+		    int judged);
+const char	*conclude_queue_id(SMFICTX *);
+
 /* callbacks.c */
 extern struct smfiDesc	 milter_desc;
 /*

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * arrival-record - record mail files as arrived, into the ledger at
- * LEDGER, the way the milter records them (arrival_from_mail), for
+ * LEDGER, the way the milter records them (mailfacts_record()), for
  * tests/t-arrived.sh (built for make check, not a test itself).
  *
  *	arrival-record [-sIDENTITY,KEY] [-fFIELD=TEXT]... LEDGER WHEN
@@ -28,6 +28,7 @@
 #include "patchattest.h"
 #include "mail.h"
 #include "state.h"
+#include "verdict.h"
 
 /* The text fields -f sets (each ARRIVAL_TEXT_MAX bytes). */
 static const struct {
@@ -91,13 +92,21 @@ signed_by(struct arrival *a, const char *arg)
 	a->signed_trusted = comma[1] != '\0';
 }
 
+/* read_record - what m gives of its record into a, as the milter reads it */
+static int
+read_record(struct mailfacts *f, const struct mailmsg *m, struct arrival *a,
+    struct pa_err *err)
+{
+	(void)mailfacts_read(f, m, 0);
+	return mailfacts_record(f, a, err);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct ledger *lg;
 	struct mailmsg *m;
-	struct msghash h;
-	struct patchfacts pf;
+	struct mailfacts f;
 	struct arrival a;
 	struct pa_err err;
 	struct sbuf sb;
@@ -135,15 +144,14 @@ main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err.msg);
 		return 1;
 	}
-	msghash_init(&h);
-	patchfacts_init(&pf);
+	mailfacts_init(&f);
 	sbuf_init(&sb, (size_t)64 << 20);
 	for (i = 4; i < argc && rc == 0; i++) {
 		sbuf_reset(&sb);
 		if ((fd = open(argv[i], O_RDONLY)) < 0 ||
 		    sbuf_read_fd(&sb, fd) != 0 ||
 		    mailmsg_parse(m, sb.buf, sb.len) != 0 ||
-		    arrival_from_mail(&a, m, &h, &pf, &err) != 0) {
+		    read_record(&f, m, &a, &err) != 0) {
 			fprintf(stderr, "%s: cannot be read\n", argv[i]);
 			rc = 1;
 		} else {
@@ -166,8 +174,7 @@ main(int argc, char **argv)
 		rc = 1;
 	}
 	sbuf_release(&sb);
-	patchfacts_release(&pf);
-	msghash_release(&h);
+	mailfacts_release(&f);
 	mailmsg_free(m);
 	ledger_close(lg);
 	config_release(&cf);

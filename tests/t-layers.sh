@@ -7,7 +7,9 @@
 # include only lib/patchattest.h, the layers' public headers and their
 # own.  One TAP line per folder; offending lines as "#" diagnostics.
 # Above lib/state, no file names LMDB: the stores' interfaces hide it,
-# so that a store may be another one.
+# so that a store may be another one.  lib/state reads no mail: its
+# built objects call nothing that lib/mail's define (the facts of a mail
+# are computed once, above it, and handed down as values).
 
 : "${srcdir:=.}"
 src=$(cd "$srcdir" && pwd) || exit 1
@@ -56,5 +58,19 @@ bad=$(cd "$src" && grep -ln 'lmdb\.h\|MDB_\|mdb_' lib/verdict/*.[ch] \
 [ -z "$bad" ]
 ok $? "above lib/state, no file names LMDB"
 [ -z "$bad" ] || echo "$bad" | sed 's/^/#   /'
+
+if ls lib/state/*.o lib/mail/*.o >/dev/null 2>&1; then
+	bad=$({
+		nm -g --defined-only lib/mail/*.o | awk 'NF == 3 { print "D", $3 }'
+		for o in lib/state/*.o; do
+			nm -u "$o" | awk -v o="$o" '{ print "U", $2, o }'
+		done
+	} | awk '$1 == "D" { d[$2] = 1; next } $2 in d { print $3 ": " $2 }')
+	[ -z "$bad" ]
+	ok $? "lib/state reads no mail (calls nothing of lib/mail)"
+	[ -z "$bad" ] || echo "$bad" | sed 's/^/#   /'
+else
+	skip "lib/state reads no mail" "the library is not built"
+fi
 
 tap_end

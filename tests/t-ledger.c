@@ -305,6 +305,55 @@ test_habit(void)
 }
 
 /* raw_count - entries of the named database in the LMDB file at path */
+/*
+ * test_lookup - a message's habit and the copies of its Message-ID, in
+ * one read (state_lookup() on a ledger file): written ones and one still
+ * queued, each part said apart
+ */
+static void
+test_lookup(void)
+{
+	static struct got g;
+	static struct state_lookup out;
+	struct state_ask ask = { NULL, 0, "dev7@example.org", NULL, collect,
+		&g };
+	struct ledger *l;
+	struct arrival a;
+	struct pa_err err;
+
+	if (!tap_check_int(ledger_open(&l, at("lookup.mdb"), 1, 1, 0, 0,
+	    &err), 0, "a ledger for lookups"))
+		return;
+	fill(&a, 7, 100);
+	ledger_record(l, &a, &err);
+	ledger_sync(l, &err);
+	a.arrived = 200;
+	ledger_record(l, &a, &err);	/* a second copy, maybe queued */
+	ask.message_id_sha256 = a.message_id_sha256;
+	state_lookup(NULL, l, &ask, &out);
+	tap_check(out.habit_rc == 0 && out.habit.recent == 1 &&
+	    strcmp(out.habit.key, a.key) == 0, "lookup: the habit (%d %u)",
+	    out.habit_rc, out.habit.recent);
+	tap_check(out.copies_rc == 0 && g.n == 2 && g.a[0].copy == 1 &&
+	    g.a[0].arrived == 100 && g.a[1].arrived == 200,
+	    "... and both copies, in order (%d %d)", out.copies_rc, g.n);
+	g.n = 0;
+	ask.author = "nobody@example.org";
+	fill(&a, 8, 300);
+	ask.message_id_sha256 = a.message_id_sha256;
+	state_lookup(NULL, l, &ask, &out);
+	tap_check(out.habit_rc == PA_ENOTFOUND &&
+	    out.copies_rc == PA_ENOTFOUND && g.n == 0,
+	    "... an identity and a Message-ID never seen: PA_ENOTFOUND each");
+	ask.author = NULL;
+	ask.message_id_sha256 = NULL;
+	state_lookup(NULL, l, &ask, &out);
+	tap_check(out.habit_rc == PA_ENOTFOUND &&
+	    out.copies_rc == PA_ENOTFOUND && g.n == 0,
+	    "... nothing asked: nothing read");
+	ledger_close(l);
+}
+
 static long
 raw_count(const char *path, const char *name)
 {
@@ -934,6 +983,7 @@ main(void)
 	test_round_trip();
 	test_copies();
 	test_habit();
+	test_lookup();
 	test_retention();
 	test_old_values();
 	test_old_file();

@@ -282,6 +282,23 @@ if command -v miltertest >/dev/null 2>&1 && patatt_setup "$T/dev" &&
 	sed '0,/^+[^+]/s/^\(+[^+].*\)$/\1 /' data/soon.eml >data/soon-p.eml
 	cmp -s data/soon.eml data/soon-p.eml
 	setup $((1 - $?)) "soon's diff changed" /dev/null
+	# soon-p signed anew by new@example.net (a key the mail offers),
+	# with dev's signature of soon beside it, which no longer verifies
+	awk 'body { print; next } /^$/ { body = 1 }
+	    /^X-Developer-(Signature|Key):/ { skip = 1; next }
+	    skip && /^[ \t]/ { next } { skip = 0; print }' data/soon-p.eml \
+	    >data/soon-pn.raw
+	PATATT_DIR=$T/new
+	patatt_sign data/soon-pn.raw data/soon-pn.new
+	setup $? "soon-p signed by new@example.net" "$T/new/sign.log"
+	awk 'FNR == NR { if (/^$/) done = 1
+		if (!done && /^X-Developer-Signature:/) { f = 1; sig = $0; next }
+		if (!done && f && /^[ \t]/) { sig = sig "\n" $0; next }
+		f = 0; next }
+	    !body && /^$/ { print sig; body = 1 } { print }' data/soon.eml \
+	    data/soon-pn.new >data/soon-pn.eml
+	[ "$(grep -c '^X-Developer-Signature:' data/soon-pn.eml)" -eq 2 ]
+	setup $? "soon-pn signed by both" data/soon-pn.eml
 	cp data/u4.raw data/u4.eml
 	cp data/unsigned.raw data/unsigned.eml
 	cat >wait-habit <<EOS
@@ -319,23 +336,26 @@ EOS
 	ok $? "a copy sent at once is set beside the first, still in the journal (t-pg-soon.lua)"
 	diag t-pg-soon.lua.out
 
-	# What one message asks the database: statements on pins and
-	# habits, as the server logs them (the sender's, which learn
-	# habits FOR UPDATE and write them, left out)
+	# What one message asks the database: statements on pins, habits
+	# and records, as the server logs them (the sender's, which write
+	# records, count their copies by record_id, learn habits FOR
+	# UPDATE and write them, left out)
 	pg_sql "ALTER SYSTEM SET log_statement = 'all'" >/dev/null &&
 	    pg_sql "SELECT pg_reload_conf()" >/dev/null
 	setup $? "the server logs each statement" "$out"
 	cat >trips <<EOS
 #!/bin/sh
-# trips start | trips N [TEXT]: N statements on pins and habits (none
-# with TEXT) logged since start; they are in $T/trips.out
+# trips start | trips N [TEXT]: N statements on pins, habits and records
+# (none with TEXT) logged since start; they are in $T/trips.out
 case \$1 in
 start)	wc -c <"$PG_DIR/server.log" >"$T/trips.at"
 	exit ;;
 esac
 tail -c +\$((\$(cat "$T/trips.at") + 1)) "$PG_DIR/server.log" |
-    grep -E '(statement|execute [^:]*): .*(FROM|INTO) (pins|habit)' |
-    grep -v 'FOR UPDATE' | grep -v 'INSERT INTO habit' >"$T/trips.out"
+    grep -E '(statement|execute [^:]*): .*(FROM|INTO) (pins|habit|arrival)' |
+    grep -v 'FOR UPDATE' | grep -v 'INSERT INTO habit' |
+    grep -v 'INSERT INTO arrival' | grep -v 'WHERE record_id' |
+    grep -v 'DELETE FROM arrival' >"$T/trips.out"
 [ "\$(wc -l <"$T/trips.out")" -eq "\$1" ] || exit 1
 [ -z "\$2" ] || ! grep -q "\$2" "$T/trips.out"
 EOS

@@ -32,6 +32,7 @@
 #define ATTDOC_MAX_BYTES	(16u << 20)	/* signed text */
 #define ATTDOC_MAX_BLOCKS	100000
 #define ATTDOC_FMT_VERSION	"0.1"
+#define ATTDOC_SHOW_MAX		40	/* input quoted in errors, at most */
 
 struct att_triple {
 	unsigned char	i[32];

@@ -93,7 +93,7 @@ static enum patatt_held held(struct patatt *, const struct patatt_sig *,
 		    struct pa_err *);
 static int	 find_key(struct patatt *, struct patatt_check *,
 		    struct patatt_sig *);
-static int	 verdict(struct patatt *, struct patatt_check *,
+static int	 verify_readings(struct patatt *, struct patatt_check *,
 		    struct patatt_sig *, struct pa_err *);
 static int	 signer(struct patatt *, struct patatt_check *,
 		    struct patatt_sig *);
@@ -333,11 +333,12 @@ find_key(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s)
 }
 
 /*
- * verdict - the signature with its key (c) against each reading of the
- * body until one verifies, else the first reading's verdict, into s
+ * verify_readings - the signature with its key (c) against each reading
+ * of the body until one verifies, else the first reading's verdict,
+ * into s
  */
 static int
-verdict(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s,
+verify_readings(struct patatt *pt, struct patatt_check *c, struct patatt_sig *s,
     struct pa_err *err)
 {
 	struct patatt_sig first;
@@ -471,7 +472,7 @@ verify_field(struct patatt *pt, size_t fi, struct patatt_sig *s,
 	    (rc = find_key(pt, &c, s)) == 0 &&
 	    s->result != PATATT_ERROR && s->result != PATATT_NOKEY &&
 	    s->result != PATATT_KEYFAULT)
-		rc = verdict(pt, &c, s, err);
+		rc = verify_readings(pt, &c, s, err);
 	if (c.key != NULL)
 		patatt_keyring_put(pt->keys, c.key);
 	return rc;

@@ -1,20 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * arrival - the part of an arrival record that the mail itself gives:
- * its Message-ID (without <>), author, subject and List-Id, and for a
- * patch its i/m/p (msghash's entry[0], the primary reading), m_core,
- * patch-id and trailer lines (patchfacts).  The one place that reads
- * them, so that what the milter records and what "patchattest arrived"
- * compares are computed alike.  The caller sets the rest (the time, the
- * envelope sender, the verdicts).
- *
- * arrival_from_mail() clears *a first and uses h and pf as working
- * storage (initialised by the caller); 0, or PA_ENOMEM / PA_ETOOBIG
- * with err saying why.  A mail without a patch, or one git mailinfo
- * would reject, is a record without has_patch, not an error.
- * arrival_fill() does the same with h and pf already computed for m (a
- * decider has them: reading the mail again would double its cost);
- * has_patch: they hold m's patch (msghash and patchfacts gave 0).
+ * arrival - two arrival records set side by side: what differs between
+ * a mail and what arrived, as "patchattest arrived" and the decider
+ * (a patatt signature that no longer verifies, set beside the first
+ * copy) and the stores (a copy set beside the first) compare them.
+ * Records are values here: this layer reads no mail, and what a mail
+ * gives of its record is read above it (lib/verdict's mailfacts.h).
  *
  * arrival_compare() sets a mail beside a record of what arrived.  Two
  * patch mails are told apart by their hashes: i (author and subject), m
@@ -29,20 +20,7 @@
 #define PA_ARRIVAL_H
 
 #include "patchattest.h"
-#include "mail.h"
 #include "ledger.h"
-
-int	arrival_from_mail(struct arrival *a, const struct mailmsg *m,
-	    struct msghash *h, struct patchfacts *pf, struct pa_err *err);
-void	arrival_fill(struct arrival *a, const struct mailmsg *m,
-	    const struct msghash *h, const struct patchfacts *pf,
-	    int has_patch);
-/*
- * arrival_message_id - m's Message-ID as the ledger keys it: all of its
- * bytes (NUL ones too, however long), blanks around it and one pair of
- * <> cut; a pointer into m and *len, or NULL when it has none
- */
-const char *arrival_message_id(const struct mailmsg *m, size_t *len);
 
 enum arrival_match {
 	ARRIVAL_SAME,

@@ -2,8 +2,8 @@
 /*
  * ledger-int - the LMDB store behind ledger.h, shared by its files:
  * ledger.c (open, close, check), ledger-write.c (the queue and its
- * writer thread), ledger-commit.c (one batch in one transaction) and
- * ledger-read.c.
+ * writer thread), ledger-commit.c (one batch in one transaction),
+ * ledger-read.c and the transactions its reads walk in, ledger-walk.c.
  *
  * One LMDB file (MDB_NOSUBDIR) holds named databases:
  *   meta      "format" -> LEDGER_FORMAT; "seq" -> the next sequence
@@ -195,6 +195,63 @@ int	ledger_commit(struct ledger_lmdb *, size_t head, size_t n,
 int	ledger_copies_get(struct ledger_lmdb *, MDB_txn *, const MDB_val *hk,
 	    struct ledger_copies *cs, struct arrival *first);
 
+/*
+ * One walk over records (ledger-walk.c), in read transactions: with the
+ * lock file one, else chunks of them that check they settled (see
+ * above): the function to call, and what came of it.  A walk's reader
+ * loops: ledger_walk_begin() a transaction, reads in it (each record
+ * through ledger_walk_visit(), until ledger_walk_full() or
+ * ledger_walk_moved() end the chunk), ledger_walk_end(), and again while
+ * ledger_walk_again() or its own chunks say so; then frees held.
+ */
+struct walk {
+	struct ledger_lmdb	 *l;
+	MDB_txn		 *txn;
+	int		(*fn)(void *, const struct arrival *);
+	void		 *arg;
+	struct pa_err	 *err;
+	size_t		  found;
+	/* unlocked: the chunk's records, for fn once it settled */
+	struct arrival	 *held;		/* made at the first */
+	size_t		  nheld;
+	int		  again;	/* the chunk did not settle */
+	int		  tries;	/* of this chunk */
+};
+
+void	ledger_walk_init(struct walk *, struct ledger_lmdb *,
+	    int (*fn)(void *, const struct arrival *), void *arg,
+	    struct pa_err *err);
+/* ledger_walk_begin - a chunk's transaction (the whole walk's with the
+   lock) */
+int	ledger_walk_begin(struct walk *);
+/*
+ * ledger_walk_end - the transaction ended.  Unlocked, a chunk that did
+ * not settle drops what it found, sets again and gives 0; one that did
+ * passes its records to fn.  Then: stop (what fn returned, or an error
+ * of ours) when not 0, else LMDB's rc as an error when it is one
+ * (MDB_NOTFOUND is none), else 0.
+ */
+int	ledger_walk_end(struct walk *, int stop, int rc);
+/*
+ * ledger_walk_again - after ledger_walk_end(), whether the chunk is to be
+ * read again; past LEDGER_READ_TRIES it is not, and *rc says why
+ */
+int	ledger_walk_again(struct walk *, int *rc);
+/* ledger_walk_full - an unlocked chunk holds all it may: it ends there */
+int	ledger_walk_full(const struct walk *);
+/*
+ * ledger_walk_moved - an unlocked chunk that holds a record, once the
+ * writer committed after its snapshot: it ends there (one record at
+ * least, so that a walk goes on however often the writer commits)
+ */
+int	ledger_walk_moved(struct walk *);
+/*
+ * ledger_walk_visit - the record v under k to fn (fn's value), or held
+ * for it when unlocked (0); PA_ERROR, said, when it is damaged.  A value
+ * longer than any record is damage, not read.
+ */
+int	ledger_walk_visit(struct walk *, const MDB_val *k, const MDB_val *v);
+
 /* lmdb_ledger - the LMDB store of the handle base */
 #define lmdb_ledger(base)	((struct ledger_lmdb *)(void *)(base))
 
@@ -212,6 +269,8 @@ int	lmdb_ledger_each(struct ledger *, time_t, time_t,
 	    int (*)(void *, const struct arrival *), void *, struct pa_err *);
 int	lmdb_ledger_habit(struct ledger *, const char *, struct habit *,
 	    struct pa_err *);
+void	lmdb_ledger_lookup(struct ledger *, const struct state_ask *,
+	    struct state_lookup *);
 int	lmdb_ledger_copies(struct ledger *, const char *, size_t,
 	    struct ledger_copies *, struct pa_err *);
 void	lmdb_ledger_watch(struct ledger *,

@@ -1,24 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ledger-read.c - the arrival records by Message-ID, by patch-id and by
- * time, and the signing habits, each in read transactions of their own
- * (see ledger.h).  A record that does not decode is an error naming it
- * (its arrival time and sequence number), never another record.
- *
- * A handle read without the lock file (unlocked, ledger-int.h) reads in
- * chunks of at most CHUNK_MAX records, each in a transaction of its own
- * that ends early at the writer's first commit after its snapshot:
- * what a chunk finds is held, and passed on (or its damage said) only
- * once the chunk settled; one that did not is read again from where it
- * began, LEDGER_READ_TRIES times at most.  A walk then sees the records
- * of several snapshots, one after the other, in order.  With the lock
- * file, a walk is one transaction and fn is called as it goes.
+ * time, and the signing habits, each in a read of their own (see
+ * ledger.h); a message's habit and the copies of its Message-ID in one
+ * (the ledger's part of state_lookup(), lookup.h).  Each read walks in
+ * ledger-walk.c's transactions.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -32,7 +22,6 @@
  * ledger-int.h's "accepted": those the read's snapshot holds are passed).
  */
 #define WAITING_MAX	(LEDGER_COPIES_KEPT + LEDGER_DIFFERING_KEPT)
-#define CHUNK_MAX	64	/* records an unlocked read holds */
 
 struct waiting {
 	struct arrival	*a;		/* WAITING_MAX, or NULL: none */
@@ -40,185 +29,17 @@ struct waiting {
 	size_t		 n;
 };
 
-/* One walk over records: the function to call, and what came of it. */
-struct walk {
-	struct ledger_lmdb	 *l;
-	MDB_txn		 *txn;
-	int		(*fn)(void *, const struct arrival *);
-	void		 *arg;
-	struct pa_err	 *err;
-	size_t		  found;
-	/* unlocked: the chunk's records, for fn once it settled */
-	struct arrival	 *held;		/* CHUNK_MAX, made at the first */
-	size_t		  nheld;
-	int		  again;	/* the chunk did not settle */
-	int		  tries;	/* of this chunk */
-};
-
-static void	 walk_init(struct walk *, struct ledger_lmdb *,
-		    int (*)(void *, const struct arrival *), void *,
-		    struct pa_err *);
-static int	 walk_begin(struct walk *);
-static int	 walk_end(struct walk *, int, int);
-static int	 walk_again(struct walk *, int *);
-static int	 walk_full(const struct walk *);
-static int	 walk_moved(struct walk *);
-static int	 visit(struct walk *, const MDB_val *, const MDB_val *);
 struct resume;
 static int	 index_chunk(struct walk *, MDB_dbi, const MDB_val *, size_t,
 		    const struct resume *, struct resume *, int *);
+struct habit_get;
+static void	 habit_read(struct walk *, struct habit_get *);
 static int	 by_index(struct ledger_lmdb *, MDB_dbi, MDB_val *, size_t,
-		    struct waiting *, int (*)(void *, const struct arrival *),
-		    void *, struct pa_err *);
+		    struct waiting *, struct habit_get *,
+		    int (*)(void *, const struct arrival *), void *,
+		    struct pa_err *);
 static int	 time_chunk(struct walk *, const unsigned char *,
 		    const unsigned char *, unsigned char *, int *, int *);
-static int	 damaged(struct walk *, const unsigned char *);
-
-static void
-walk_init(struct walk *w, struct ledger_lmdb *l,
-    int (*fn)(void *, const struct arrival *), void *arg, struct pa_err *err)
-{
-	*w = (struct walk){ .l = l, .fn = fn, .arg = arg, .err = err };
-}
-
-/* walk_begin - a chunk's transaction (the whole walk's with the lock) */
-static int
-walk_begin(struct walk *w)
-{
-	int rc;
-
-	w->nheld = 0;
-	w->again = 0;
-	if (ledger_intact(w->l, w->err) != 0)
-		return PA_ERROR;
-	mapguard_catch(&w->l->damaged);
-	if ((rc = ledger_txn_begin(w->l, MDB_RDONLY, &w->txn)) != 0) {
-		mapguard_catch(NULL);
-		return ledger_fail(w->l, w->err, "reading", rc);
-	}
-	return 0;
-}
-
-/*
- * walk_end - the transaction ended.  Unlocked, a chunk that did not
- * settle drops what it found, sets again and gives 0; one that did
- * passes its records to fn.  Then: stop (what fn returned, or an error
- * of ours) when not 0, else LMDB's rc as an error when it is one
- * (MDB_NOTFOUND is none), else 0.
- */
-static int
-walk_end(struct walk *w, int stop, int rc)
-{
-	int settled = ledger_txn_settled(w->l, w->txn), told = 0;
-	size_t i;
-
-	ledger_txn_end(w->l, w->txn);
-	mapguard_catch(NULL);
-	if (!settled && !atomic_load(&w->l->damaged)) {
-		w->nheld = 0;
-		w->again = 1;
-		return 0;
-	}
-	if (ledger_intact(w->l, w->err) != 0)
-		return PA_ERROR;
-	for (i = 0; i < w->nheld && told == 0; i++) {
-		w->found++;
-		told = w->fn(w->arg, &w->held[i]);
-	}
-	w->nheld = 0;
-	if (told != 0)
-		return told;
-	if (stop != 0)
-		return stop;
-	if (rc != 0 && rc != MDB_NOTFOUND)
-		return ledger_fail(w->l, w->err, "reading", rc);
-	return 0;
-}
-
-/*
- * walk_again - after walk_end(), whether the chunk is to be read again;
- * past LEDGER_READ_TRIES it is not, and *rc says why
- */
-static int
-walk_again(struct walk *w, int *rc)
-{
-	if (!w->again) {
-		w->tries = 0;
-		return 0;
-	}
-	if (++w->tries < LEDGER_READ_TRIES)
-		return 1;
-	*rc = ledger_fail(w->l, w->err, "reading", LEDGER_UNSETTLED);
-	return 0;
-}
-
-/* walk_full - an unlocked chunk holds all it may: it ends there */
-static int
-walk_full(const struct walk *w)
-{
-	return w->l->unlocked && w->nheld == CHUNK_MAX;
-}
-
-/*
- * walk_moved - an unlocked chunk that holds a record, once the writer
- * committed after its snapshot: it ends there (one record at least, so
- * that a walk goes on however often the writer commits)
- */
-static int
-walk_moved(struct walk *w)
-{
-	return w->nheld > 0 && ledger_txn_moved(w->l, w->txn);
-}
-
-/* damaged - the error of the record under key; PA_ERROR */
-static int
-damaged(struct walk *w, const unsigned char *key)
-{
-	char when[32];
-	uint64_t seq = 0;
-	time_t t = ledger_key_time(key);
-	struct tm tm;
-	int i;
-
-	for (i = 8; i < LEDGER_KEY_LEN; i++)
-		seq = seq << 8 | key[i];
-	if (gmtime_r(&t, &tm) == NULL ||
-	    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		snprintf(when, sizeof(when), "%lld", (long long)t);
-	pa_err_set(w->err, "the arrival records at %s: the record of %s "
-	    "(number %" PRIu64 ") is damaged", w->l->path, when, seq);
-	return PA_ERROR;
-}
-
-/*
- * visit - the record v under k to fn (fn's value), or held for it when
- * unlocked (0); PA_ERROR when it is damaged.  A value longer than any
- * record is damage, not read.
- */
-static int
-visit(struct walk *w, const MDB_val *k, const MDB_val *v)
-{
-	struct arrival a, *to = &a;
-
-	if (k->mv_size != LEDGER_KEY_LEN)
-		return ledger_fail(w->l, w->err, "reading", MDB_CORRUPTED);
-	if (w->l->unlocked) {
-		if (w->held == NULL && (w->held = malloc(CHUNK_MAX *
-		    sizeof(*w->held))) == NULL)
-			return ledger_fail(w->l, w->err, "reading", ENOMEM);
-		to = &w->held[w->nheld];
-	}
-	if (v->mv_size > LEDGER_VALUE_MAX ||
-	    ledger_decode_arrival(v->mv_data, v->mv_size, k->mv_data,
-	    k->mv_size, to) != 0)
-		return damaged(w, k->mv_data);
-	if (w->l->unlocked) {
-		w->nheld++;
-		return 0;
-	}
-	w->found++;
-	return w->fn(w->arg, &a);
-}
 
 /*
  * waiting_take - the queued records of the Message-ID hashed in hash
@@ -304,10 +125,10 @@ struct resume {
 };
 
 /*
- * index_chunk - in w's transaction, to visit(): the records that the
- * index dbi lists under key, whose values hold the record's key at off,
- * from the value after r's; next says where to go on.  What a visit
- * returned, with LMDB's code in *rc.
+ * index_chunk - in w's transaction, to ledger_walk_visit(): the records
+ * that the index dbi lists under key, whose values hold the record's key
+ * at off, from the value after r's; next says where to go on.  What a
+ * visit returned, with LMDB's code in *rc.
  */
 static int
 index_chunk(struct walk *w, MDB_dbi dbi, const MDB_val *key, size_t off,
@@ -325,7 +146,8 @@ index_chunk(struct walk *w, MDB_dbi dbi, const MDB_val *key, size_t off,
 	if (*rc == 0 && r->len > 0 && v.mv_size == r->len &&
 	    memcmp(v.mv_data, r->last, r->len) == 0)
 		*rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP);
-	for (; *rc == 0 && !stop && !walk_full(w) && !walk_moved(w);
+	for (; *rc == 0 && !stop && !ledger_walk_full(w) &&
+	    !ledger_walk_moved(w);
 	    *rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
 		if (v.mv_size != off + LEDGER_KEY_LEN) {
 			stop = ledger_fail(w->l, w->err, "reading",
@@ -338,7 +160,7 @@ index_chunk(struct walk *w, MDB_dbi dbi, const MDB_val *key, size_t off,
 		rk.mv_data = (unsigned char *)v.mv_data + off;
 		/* gone: removed as too old, its index entry with it soon */
 		if ((*rc = mdb_get(w->txn, w->l->records, &rk, &rv)) == 0)
-			stop = visit(w, &rk, &rv);
+			stop = ledger_walk_visit(w, &rk, &rv);
 		else if (*rc != MDB_NOTFOUND)
 			break;
 	}
@@ -349,30 +171,83 @@ index_chunk(struct walk *w, MDB_dbi dbi, const MDB_val *key, size_t off,
 }
 
 /*
- * by_index - fn on each record that the index dbi lists under key, whose
- * values hold the record's key at off, then on those of q not yet written
+ * The signing habit a read looks up in its first chunk's transaction,
+ * beside the records: into out, rc 0, PA_ENOTFOUND, or a fault (err);
+ * read once the chunk settled.
+ */
+struct habit_get {
+	const char	*identity;
+	struct habit	*out;
+	int		 rc;
+	int		 read;
+	struct pa_err	*err;
+};
+
+/* habit_read - in w's transaction, hg's habit */
+static void
+habit_read(struct walk *w, struct habit_get *hg)
+{
+	struct habit_state hs;
+	MDB_val k = { strlen(hg->identity), (void *)hg->identity }, v;
+	int rc;
+
+	if ((rc = mdb_get(w->txn, w->l->habits, &k, &v)) != 0) {
+		hg->rc = rc == MDB_NOTFOUND ? PA_ENOTFOUND :
+		    ledger_fail(w->l, hg->err, "reading", rc);
+		return;
+	}
+	if (v.mv_size > LEDGER_VALUE_MAX || ledger_decode_habit(v.mv_data,
+	    v.mv_size, hg->identity, k.mv_size, &hs) != 0) {
+		pa_err_set(hg->err, "the arrival records at %s: the signing "
+		    "habit of an identity is damaged", w->l->path);
+		hg->rc = PA_ERROR;
+		return;
+	}
+	*hg->out = hs.h;
+	hg->rc = 0;
+}
+
+/*
+ * by_index - fn on each record that the index dbi lists under key (NULL:
+ * none), whose values hold the record's key at off, then on those of q
+ * not yet written; hg's habit (NULL: none) in the same read
  */
 static int
 by_index(struct ledger_lmdb *l, MDB_dbi dbi, MDB_val *key, size_t off,
-    struct waiting *q, int (*fn)(void *, const struct arrival *), void *arg,
-    struct pa_err *err)
+    struct waiting *q, struct habit_get *hg,
+    int (*fn)(void *, const struct arrival *), void *arg, struct pa_err *err)
 {
 	struct resume r = { .len = 0 }, next;
 	struct walk w;
-	int rc, stop;
+	int rc, stop, first;
 
-	walk_init(&w, l, fn, arg, err);
+	ledger_walk_init(&w, l, fn, arg, err);
 	do {
-		if ((rc = walk_begin(&w)) != 0)
+		if ((rc = ledger_walk_begin(&w)) != 0)
 			break;
-		stop = index_chunk(&w, dbi, key, off, &r, &next, &rc);
+		if ((first = hg != NULL && r.len == 0))
+			habit_read(&w, hg);
+		next = r;
+		stop = key == NULL ? 0 :
+		    index_chunk(&w, dbi, key, off, &r, &next, &rc);
 		if (q != NULL && stop == 0 && !next.more &&
 		    (rc == 0 || rc == MDB_NOTFOUND))
 			stop = waiting_visit(&w, key, q);
-		if ((rc = walk_end(&w, stop, rc)) == 0 && !w.again)
+		if ((rc = ledger_walk_end(&w, stop, rc)) == 0 && !w.again)
 			r = next;
-	} while (walk_again(&w, &rc) || (rc == 0 && r.more));
+		if (first && !w.again) {
+			/* settled, and read from a file still whole */
+			hg->read = 1;
+			if (ledger_intact(l, hg->err) != 0)
+				hg->rc = PA_ERROR;
+		}
+	} while (ledger_walk_again(&w, &rc) || (rc == 0 && r.more));
 	free(w.held);
+	if (hg != NULL && !hg->read) {
+		hg->rc = rc;		/* the read failed: why is in err */
+		if (hg->err != err)
+			*hg->err = *err;
+	}
 	return rc != 0 ? rc : w.found > 0 ? 0 : PA_ENOTFOUND;
 }
 
@@ -393,7 +268,7 @@ lmdb_ledger_by_message_id_bytes(struct ledger *base, const char *message_id,
 		return PA_ENOMEM;
 	}
 	rc = by_index(l, l->msgid, &k, LEDGER_MSGID_VAL_LEN - LEDGER_KEY_LEN,
-	    &q, fn, arg, err);
+	    &q, NULL, fn, arg, err);
 	free(q.a);
 	return rc;
 }
@@ -410,14 +285,14 @@ lmdb_ledger_by_patch_id(struct ledger *base, const char *patch_id,
 		pa_err_set(err, "a patch-id is 40 lower-case hex digits");
 		return PA_ENOTFOUND;
 	}
-	return by_index(l, l->patchid, &k, 0, NULL, fn, arg, err);
+	return by_index(l, l->patchid, &k, 0, NULL, NULL, fn, arg, err);
 }
 
 /*
- * time_chunk - in w's transaction, to visit(): the records from the key
- * from to the one before to, until the chunk is full (*more, and next
- * the key to go on from).  What a visit returned, with LMDB's code in
- * *rc.
+ * time_chunk - in w's transaction, to ledger_walk_visit(): the records
+ * from the key from to the one before to, until the chunk is full
+ * (*more, and next the key to go on from).  What a visit returned, with
+ * LMDB's code in *rc.
  */
 static int
 time_chunk(struct walk *w, const unsigned char *from, const unsigned char *to,
@@ -434,12 +309,12 @@ time_chunk(struct walk *w, const unsigned char *from, const unsigned char *to,
 	    !stop && k.mv_size == LEDGER_KEY_LEN &&
 	    memcmp(k.mv_data, to, LEDGER_KEY_LEN) < 0;
 	    *rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (walk_full(w) || walk_moved(w)) {
+		if (ledger_walk_full(w) || ledger_walk_moved(w)) {
 			memcpy(next, k.mv_data, LEDGER_KEY_LEN);
 			*more = 1;
 			break;
 		}
-		stop = visit(w, &k, &v);
+		stop = ledger_walk_visit(w, &k, &v);
 	}
 	mdb_cursor_close(cur);
 	return stop;
@@ -457,14 +332,15 @@ lmdb_ledger_each(struct ledger *base, time_t since, time_t until,
 
 	ledger_time_key(from, since, 0);
 	ledger_time_key(to, until, 0);
-	walk_init(&w, l, fn, arg, err);
+	ledger_walk_init(&w, l, fn, arg, err);
 	do {
-		if ((rc = walk_begin(&w)) != 0)
+		if ((rc = ledger_walk_begin(&w)) != 0)
 			break;
 		stop = time_chunk(&w, from, to, next, &more, &rc);
-		if ((rc = walk_end(&w, stop, rc)) == 0 && !w.again && more)
+		if ((rc = ledger_walk_end(&w, stop, rc)) == 0 && !w.again &&
+		    more)
 			memcpy(from, next, sizeof(from));
-	} while (walk_again(&w, &rc) || (rc == 0 && more));
+	} while (ledger_walk_again(&w, &rc) || (rc == 0 && more));
 	free(w.held);
 	return rc;
 }
@@ -473,37 +349,46 @@ int
 lmdb_ledger_habit(struct ledger *base, const char *identity,
     struct habit *out, struct pa_err *err)
 {
-	struct ledger_lmdb *l = lmdb_ledger(base);
-	struct habit_state hs;
-	struct walk w;
-	MDB_val k = { strlen(identity), (void *)identity }, v;
-	int rc, bad, found;
+	struct habit_get hg = { identity, out, PA_ENOTFOUND, 0, err };
 
-	if (k.mv_size == 0 || k.mv_size >= sizeof(out->identity))
+	if (identity[0] == '\0' || strlen(identity) >= sizeof(out->identity))
 		return PA_ENOTFOUND;
-	walk_init(&w, l, NULL, NULL, err);
-	do {
-		if ((rc = walk_begin(&w)) != 0)
-			return rc;
-		bad = 0;
-		if ((rc = mdb_get(w.txn, l->habits, &k, &v)) == 0 &&
-		    (v.mv_size > LEDGER_VALUE_MAX ||
-		    ledger_decode_habit(v.mv_data, v.mv_size, identity,
-		    k.mv_size, &hs) != 0)) {
-			pa_err_set(err, "the arrival records at %s: the "
-			    "signing habit of an identity is damaged",
-			    l->path);
-			bad = PA_ERROR;
-		}
-		found = rc == 0 && bad == 0;
-		rc = walk_end(&w, bad, rc);
-	} while (walk_again(&w, &rc));
-	if (rc != 0)
-		return rc;
-	if (!found)
-		return PA_ENOTFOUND;
-	*out = hs.h;
-	return 0;
+	(void)by_index(lmdb_ledger(base), 0, NULL, 0, NULL, &hg, NULL, NULL,
+	    err);
+	return hg.rc;
+}
+
+void
+lmdb_ledger_lookup(struct ledger *base, const struct state_ask *ask,
+    struct state_lookup *out)
+{
+	struct ledger_lmdb *l = lmdb_ledger(base);
+	struct habit_get hg = { ask->author, &out->habit, PA_ENOTFOUND, 0,
+		&out->habit_why }, *habit = NULL;
+	MDB_val k = { 32, (void *)ask->message_id_sha256 }, *key = NULL;
+	struct waiting q = { .a = NULL };
+	int rc;
+
+	if (ask->author != NULL && ask->author[0] != '\0' &&
+	    strlen(ask->author) < sizeof(out->habit.identity))
+		habit = &hg;
+	if (ask->message_id_sha256 != NULL &&
+	    waiting_take(l, ask->message_id_sha256, &q) == 0)
+		key = &k;
+	else if (ask->message_id_sha256 != NULL) {
+		pa_err_set(&out->copies_why, "%s", pa_strerror(PA_ENOMEM));
+		out->copies_rc = PA_ENOMEM;
+	}
+	if (habit == NULL && key == NULL)
+		return;
+	rc = by_index(l, l->msgid, key, LEDGER_MSGID_VAL_LEN -
+	    LEDGER_KEY_LEN, key != NULL ? &q : NULL, habit, ask->copy,
+	    ask->copy_arg, &out->copies_why);
+	if (key != NULL)
+		out->copies_rc = rc;
+	if (habit != NULL)
+		out->habit_rc = hg.rc;
+	free(q.a);
 }
 
 /*
@@ -523,11 +408,11 @@ lmdb_ledger_habits(struct ledger *base, const char *after,
 	MDB_val k = { strlen(after), (void *)after }, v;
 	int rc, stop = 0, op = MDB_SET_RANGE;
 
-	walk_init(&w, l, NULL, NULL, err);
-	if ((rc = walk_begin(&w)) != 0)
+	ledger_walk_init(&w, l, NULL, NULL, err);
+	if ((rc = ledger_walk_begin(&w)) != 0)
 		return rc;
 	if ((rc = mdb_cursor_open(w.txn, l->habits, &cur)) != 0)
-		return walk_end(&w, 0, rc);
+		return ledger_walk_end(&w, 0, rc);
 	if (k.mv_size == 0)
 		op = MDB_FIRST;
 	for (rc = mdb_cursor_get(cur, &k, &v, op); rc == 0 && !stop;
@@ -544,7 +429,7 @@ lmdb_ledger_habits(struct ledger *base, const char *after,
 		    v.mv_size, identity, k.mv_size, &hs) == 0 ? &hs : NULL);
 	}
 	mdb_cursor_close(cur);
-	rc = walk_end(&w, stop, rc);
+	rc = ledger_walk_end(&w, stop, rc);
 	/* fn saw them as they were read: a walk without the lock file
 	   that did not settle cannot take them back */
 	if (rc == 0 && w.again) {

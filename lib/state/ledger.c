@@ -38,6 +38,7 @@ static const struct ledger_ops lmdb_ops = {
 	.by_patch_id = lmdb_ledger_by_patch_id,
 	.each = lmdb_ledger_each,
 	.habit = lmdb_ledger_habit,
+	.lookup = lmdb_ledger_lookup,
 	.copies = lmdb_ledger_copies,
 	.watch = lmdb_ledger_watch,
 	.size = lmdb_ledger_size,

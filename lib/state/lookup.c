@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * lookup.c - state_lookup() (see lookup.h): the store's one read when it
- * has one (StateDatabase), else a read of each pin and of the habit.
+ * lookup.c - state_lookup() (see lookup.h): the database's one read when
+ * the pins are there (StateDatabase), else a read of each pin, and the
+ * ledger's one read of the rest.
  */
 #include "config.h"
 
@@ -29,24 +30,30 @@ pins_read(struct pins *p, const char *const *identities,
 }
 
 void
-state_lookup(struct pins *p, struct ledger *l, const char *const *identities,
-    size_t n, const char *author, struct state_lookup *out)
+state_lookup(struct pins *p, struct ledger *l, const struct state_ask *ask,
+    struct state_lookup *out)
 {
-	int habit = l != NULL && author != NULL && author[0] != '\0';
+	struct state_ask a = *ask;
 
 	memset(out, 0, sizeof(*out));
-	out->n = p == NULL ? 0 : n < LOOKUP_PINS_MAX ? n : LOOKUP_PINS_MAX;
-	out->habit_rc = PA_ENOTFOUND;
+	out->n = p == NULL ? 0 : a.n < LOOKUP_PINS_MAX ? a.n :
+	    LOOKUP_PINS_MAX;
+	a.n = out->n;
+	out->habit_rc = out->copies_rc = PA_ENOTFOUND;
+	if (l == NULL || (a.author != NULL && a.author[0] == '\0'))
+		a.author = NULL;
+	if (l == NULL)
+		a.message_id_sha256 = NULL;
+	if (a.author == NULL && a.message_id_sha256 == NULL)
+		l = NULL;	/* nothing to ask of it */
 	/* one database holds both only when the ledger is not a file */
 	if (p != NULL && p->ops->lookup != NULL &&
-	    (!habit || !ledger_reads_local(l))) {
-		p->ops->lookup(p, identities, out->n, habit ? author : NULL,
-		    out);
+	    (l == NULL || !ledger_reads_local(l))) {
+		p->ops->lookup(p, l, &a, out);
 		return;
 	}
 	if (p != NULL)
-		pins_read(p, identities, out);
-	if (habit)
-		out->habit_rc = ledger_habit(l, author, &out->habit,
-		    &out->habit_why);
+		pins_read(p, a.identities, out);
+	if (l != NULL)
+		l->ops->lookup(l, &a, out);
 }

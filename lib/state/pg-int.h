@@ -6,7 +6,8 @@
  * close, ledger_record into the journal), pg-journal.c and the pg-j*.c
  * files (the local journal, pg-journal-int.h), pg-batch.c (records
  * written a batch at a time), pg-send.c (the thread that sends the
- * journal), pg-read.c, and pg-import.c (a node's files brought in).
+ * journal), pg-lookup.c (what a message reads, in one statement),
+ * pg-read.c, and pg-import.c (a node's files brought in).
  *
  * struct pgdb is a pool of connections to one database: a thread takes
  * one for a statement or a transaction and gives it back.  Each wait is
@@ -252,7 +253,18 @@ struct pg_import_put {
  */
 int	pg_batch_send(struct ledger_pg *, const struct journal_entry *e,
 	    size_t n, struct pg_import_put *imp, struct pa_err *);
-/* the reads (pg-read.c), as ledger.h's */
+/*
+ * pg_lookup - state_lookup() in one statement on db (pg-lookup.c): the
+ * pins of names[0..out->n) (each canonical, or NULL: none can be) when
+ * with_pins, and what ask asks of the ledger, whose journal j (NULL:
+ * none) holds the records not yet sent
+ */
+void	pg_lookup(struct pgdb *db, struct journal *j,
+	    const char *const *names, int with_pins,
+	    const struct state_ask *ask, struct state_lookup *out);
+/* the reads (pg-lookup.c, pg-read.c), as ledger.h's and store-int.h's */
+void	pg_ledger_lookup(struct ledger *, const struct state_ask *,
+	    struct state_lookup *);
 int	pg_ledger_by_message_id(struct ledger *, const char *, size_t,
 	    int (*)(void *, const struct arrival *), void *, struct pa_err *);
 int	pg_ledger_by_patch_id(struct ledger *, const char *,

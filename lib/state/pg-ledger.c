@@ -104,6 +104,7 @@ static const struct ledger_ops pg_ops = {
 	.by_patch_id = pg_ledger_by_patch_id,
 	.each = pg_ledger_each,
 	.habit = pg_ledger_habit,
+	.lookup = pg_ledger_lookup,
 	.copies = pg_ledger_copies,
 	.watch = watch,
 	.close = close_ledger,

@@ -10,8 +10,9 @@
  * pin committed while ours ran: its row is not in our statement's
  * snapshot, and the next statement sees it.
  *
- * state_lookup() is one statement too: the pins asked and the author's
- * habit, as rows of one result, told apart by its first column.
+ * state_lookup() is one statement too (pg-lookup.c): the pins asked and,
+ * when the ledger is the same database's, the author's habit and the
+ * copies of the Message-ID.
  */
 #include "config.h"
 
@@ -121,64 +122,21 @@ get(struct pins *base, const char *identity, struct pin *out,
 	return rc;
 }
 
-/* lookup_sql - $1..$8 the identities asked (NULL: none), $9 the author */
-static const char lookup_sql[] =
-	"SELECT 0, identity, key, extract(epoch FROM since)::bigint, "
-	"0, 0, 0, 0 FROM pins WHERE identity IN ($1, $2, $3, $4, $5, $6, $7, "
-	"$8) UNION ALL SELECT 1, identity, " PG_HABIT_COLUMNS " FROM habit "
-	"WHERE identity = $9";
-
-/* found - the pin of row i to each identity asked that it is */
 static void
-found(const PGresult *res, int i, char names[][PIN_IDENTITY_MAX],
+lookup(struct pins *base, struct ledger *l, const struct state_ask *ask,
     struct state_lookup *out)
-{
-	size_t k;
-
-	for (k = 0; k < out->n; k++)
-		if (strcmp(names[k], PQgetvalue(res, i, 1)) == 0) {
-			row(res, i, 3, names[k], &out->pin[k].pin);
-			out->pin[k].rc = 0;
-		}
-}
-
-static void
-lookup(struct pins *base, const char *const *identities, size_t n,
-    const char *author, struct state_lookup *out)
 {
 	struct pins_pg *p = pg_pins(base);
 	char names[LOOKUP_PINS_MAX][PIN_IDENTITY_MAX];
-	const char *params[LOOKUP_PINS_MAX + 1] = { NULL };
+	const char *canonical[LOOKUP_PINS_MAX] = { NULL };
 	struct pa_err ignored;
-	PGresult *res;
 	size_t k;
-	int i, rc;
 
-	for (k = 0; k < n; k++) {
-		out->pin[k].rc = PA_ENOTFOUND;
-		if (canon(identities[k], names[k], &ignored) == 0)
-			params[k] = names[k];
-		else
-			names[k][0] = '\0';	/* can have no pin */
-	}
-	params[LOOKUP_PINS_MAX] = author;
-	if ((rc = pgdb_query(p->db, lookup_sql, LOOKUP_PINS_MAX + 1, params,
-	    &res, &out->pins_why)) != 0) {
-		out->pins_rc = rc;
-		if (author != NULL) {
-			out->habit_rc = rc;
-			out->habit_why = out->pins_why;
-		}
-		return;
-	}
-	for (i = 0; i < PQntuples(res); i++)
-		if (strcmp(PQgetvalue(res, i, 0), "0") == 0)
-			found(res, i, names, out);
-		else {
-			pg_habit_row(res, i, 2, author, &out->habit);
-			out->habit_rc = 0;
-		}
-	PQclear(res);
+	for (k = 0; k < out->n; k++)
+		if (canon(ask->identities[k], names[k], &ignored) == 0)
+			canonical[k] = names[k];	/* else can have no pin */
+	pg_lookup(p->db, l != NULL ? pg_ledger(l)->journal : NULL, canonical,
+	    1, ask, out);
 }
 
 static int

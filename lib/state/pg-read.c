@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * pg-read.c - the arrival records by Message-ID, by patch-id and by time,
- * and the signing habits, from StateDatabase (see ledger.h): each one
- * statement, one round trip.
+ * pg-read.c - the arrival records by patch-id and by time, the signing
+ * habits and the copies of a Message-ID, from StateDatabase (see
+ * ledger.h): each one statement, one round trip (by Message-ID: the
+ * message's lookup, pg-lookup.c); and how each reads its rows.
  */
 #include "config.h"
 
@@ -138,131 +139,6 @@ walk(struct ledger *base, const char *sql, int n, const char *const *p,
 	rc = stop ? stop : PQntuples(res) > 0 || empty_ok ? 0 : PA_ENOTFOUND;
 	PQclear(res);
 	free(a);
-	return rc;
-}
-
-/*
- * The records of one Message-ID still in the journal, as a read begins:
- * those the database has by then (sent meanwhile) are passed.
- */
-#define WAITING_MAX	(LEDGER_COPIES_KEPT + LEDGER_DIFFERING_KEPT)
-
-struct waiting {
-	struct journal_entry	*e;		/* WAITING_MAX, or NULL */
-	size_t			 n;
-	int			 sent[WAITING_MAX];
-};
-
-/* waiting_add - fn of journal_each_msgid(): e kept, while there is room */
-static int
-waiting_add(void *arg, const struct journal_entry *e)
-{
-	struct waiting *q = arg;
-
-	if (q->n == WAITING_MAX)
-		return 0;
-	if (q->e == NULL && (q->e = malloc(WAITING_MAX * sizeof(*q->e))) ==
-	    NULL)
-		return PA_ENOMEM;
-	q->sent[q->n] = 0;
-	q->e[q->n++] = *e;
-	return 0;
-}
-
-/*
- * by_msgid_rows - fn on each row of res (PG_ARRIVAL_COLUMNS, then the
- * record id), marking those of q it holds; into first the first row
- */
-static int
-by_msgid_rows(const PGresult *res, struct waiting *q, struct arrival *a,
-    struct arrival *first, int (*fn)(void *, const struct arrival *),
-    void *arg)
-{
-	int i, stop = 0;
-	size_t k;
-
-	for (i = 0; i < PQntuples(res) && !stop; i++) {
-		for (k = 0; k < q->n; k++)
-			if (strcmp(q->e[k].record_id, PQgetvalue(res, i,
-			    PG_ARRIVAL_NCOLUMNS)) == 0)
-				q->sent[k] = 1;
-		pg_arrival_row(res, i, 0, a);
-		if (i == 0)
-			*first = *a;
-		stop = fn(arg, a);
-	}
-	return stop;
-}
-
-/*
- * by_msgid_waiting - fn on each record of q the database did not have,
- * after its rows (numbered as the sender will most likely number them,
- * set beside the first copy)
- */
-static int
-by_msgid_waiting(struct waiting *q, int nrows, struct arrival *first,
-    struct ledger_copies *cs, int (*fn)(void *, const struct arrival *),
-    void *arg)
-{
-	size_t k;
-	int stop = 0, has_first = nrows > 0;
-
-	for (k = 0; k < q->n && !stop; k++) {
-		if (q->sent[k])
-			continue;
-		/* one past those kept will not be read once sent */
-		if (!copies_next(&q->e[k].a, has_first ? first : NULL, cs))
-			continue;
-		if (!has_first) {
-			*first = q->e[k].a;
-			has_first = 1;
-		}
-		stop = fn(arg, &q->e[k].a);
-	}
-	return stop;
-}
-
-int
-pg_ledger_by_message_id(struct ledger *base, const char *message_id,
-    size_t len, int (*fn)(void *, const struct arrival *), void *arg,
-    struct pa_err *err)
-{
-	struct ledger_pg *l = pg_ledger(base);
-	struct waiting q = { NULL, 0, { 0 } };
-	struct ledger_copies cs;
-	struct arrival *a = NULL;
-	unsigned char hash[32];
-	char hex[65];
-	const char *p[1] = { hex };
-	PGresult *res = NULL;
-	int rc, stop = 0, nrows = 0;
-
-	if (digest_sha256(hash, message_id, len) != 0 ||
-	    (l->journal != NULL && journal_each_msgid(l->journal, hash,
-	    waiting_add, &q, err) != 0) ||
-	    (a = malloc(2 * sizeof(*a))) == NULL) {
-		free(q.e);
-		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
-		return PA_ENOMEM;
-	}
-	pg_hex(hex, hash, sizeof(hash));
-	/* the journal first: a record sent meanwhile is in the rows too */
-	if ((rc = pgdb_query(l->db, "SELECT r.*, " PG_COPIES_COLUMNS " FROM "
-	    "(SELECT " PG_ARRIVAL_COLUMNS ", record_id FROM arrival WHERE "
-	    "message_id_sha256 = decode($1, 'hex')) r, " PG_COPIES_FROM
-	    " ORDER BY r.copy", 1, p, &res, err)) == 0) {
-		nrows = PQntuples(res);
-		memset(&cs, 0, sizeof(cs));
-		if (nrows > 0)
-			pg_copies_row(res, 0, PG_ARRIVAL_NCOLUMNS + 1, &cs);
-		stop = by_msgid_rows(res, &q, &a[0], &a[1], fn, arg);
-		if (!stop)
-			stop = by_msgid_waiting(&q, nrows, &a[1], &cs, fn, arg);
-		rc = stop ? stop : nrows > 0 || q.n > 0 ? 0 : PA_ENOTFOUND;
-	}
-	PQclear(res);
-	free(a);
-	free(q.e);
 	return rc;
 }
 

@@ -27,12 +27,12 @@ struct pins_ops {
 	int	(*each)(struct pins *, int (*)(void *, const struct pin *),
 		    void *, struct pa_err *);
 	/*
-	 * lookup - state_lookup() in one read, the habit from the same
-	 * database's ledger (author NULL: none asked); NULL: a read of
-	 * each through get and the ledger
+	 * lookup - state_lookup() in one read: the pins asked and, when
+	 * the ledger is given (the same database's), its part too; NULL:
+	 * a read of each pin through get, and the ledger's lookup
 	 */
-	void	(*lookup)(struct pins *, const char *const *, size_t,
-		    const char *, struct state_lookup *);
+	void	(*lookup)(struct pins *, struct ledger *,
+		    const struct state_ask *, struct state_lookup *);
 	void	(*close)(struct pins *);
 };
 
@@ -56,6 +56,10 @@ struct ledger_ops {
 		    struct pa_err *);
 	int	(*habit)(struct ledger *, const char *, struct habit *,
 		    struct pa_err *);
+	/* lookup - the ledger's part of state_lookup() (the habit and the
+	   copies asked) in one read */
+	void	(*lookup)(struct ledger *, const struct state_ask *,
+		    struct state_lookup *);
 	int	(*copies)(struct ledger *, const char *, size_t,
 		    struct ledger_copies *, struct pa_err *);
 	void	(*watch)(struct ledger *,

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * arrival.c - the arrival record of a decided message (decide.h's
- * decide_arrival()): what the mail gives, filled by arrival_fill() from
- * decide_begin()'s reading as "patchattest arrived" fills what it
- * compares, and what the milter knows of it (the time, the envelope
+ * decide_arrival()): what the mail gives, from the facts decide_begin()
+ * read (mailfacts_record(), as "patchattest arrived" makes what it
+ * compares), and what the milter knows of it (the time, the envelope
  * sender, the identity, the verdicts).  A cover letter that is not
  * judged (unsigned, no diff) is still recorded, by
  * decide_arrival_unjudged(): a maintainer applying a series asks of it
@@ -84,9 +84,12 @@ decide_arrival(struct decider *dc, const struct mailmsg *msg,
     const struct decision *d, const struct arrival_origin *from,
     struct arrival *a)
 {
-	/* decide_begin() read the mail: its hashes and git am's reading */
-	arrival_fill(a, msg, &dc->h, &dc->pf,
-	    dc->mi_ok && dc->pf.mi->patch.len > 0);
+	struct pa_err ignored;
+
+	/* decide_begin() read msg: a patch that cannot be read (too big)
+	   is a temperror, recorded without its hashes */
+	(void)msg;
+	(void)mailfacts_record(dc->f, a, &ignored);
 	arrived(dc, from, a);
 	if (dc->endpoint)
 		snprintf(a->author, sizeof(a->author), "%s", dc->author);
@@ -130,9 +133,9 @@ decide_arrival_unjudged(struct decider *dc, const struct mailmsg *msg,
 
 	/* decide_begin() left the hashes of a patch part: one without a
 	   diff (a diffstat), which has an attestation ID all the same */
-	if (dc->h.n == 0 && !is_cover(msg))
+	if (dc->f->h.n == 0 && !is_cover(msg))
 		return PA_ENOPATCH;
-	if ((rc = arrival_from_mail(a, msg, &dc->h, &dc->pf, err)) != 0)
+	if ((rc = mailfacts_record(dc->f, a, err)) != 0)
 		return rc;
 	arrived(dc, from, a);
 	return 0;

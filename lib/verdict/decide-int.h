@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "decide.h"
+#include "mailfacts.h"
 #include "mail.h"
 #include "state.h"
 
@@ -22,7 +23,9 @@ struct decider {
 	struct pgp		*pgp;
 	struct patatt		*pt;
 	struct patatt_report	 report;
-	struct msghash		 h;
+	struct mailfacts	 own;		/* decide_begin()'s facts */
+	struct mailfacts	*f;		/* the message's: own, or those
+						   of decide_begin_read() */
 	struct sbuf		 name, email, work;
 	struct att_hit		 hits[MAX_HITS];
 	struct pins		*pins;		/* PatattTOFU's, or NULL */
@@ -46,10 +49,6 @@ struct decider {
 	struct ledger		*ledger;	/* NULL: none */
 	const char		*ledger_why;	/* why it is NULL, or NULL:
 						   off by design */
-	struct patchfacts	 pf;		/* the patch as git am reads
-						   it (pf.mi), its author,
-						   patch-id and trailers */
-	int			 mi_ok;		/* pf.mi holds this message */
 	int			 endpoint;	/* the web endpoint relayed it:
 						   From is its own, the sender
 						   X-Original-From */
@@ -70,6 +69,10 @@ struct decider {
 	/* what the message needs from the state (consult.c) */
 	int			 looked_up;	/* looked holds it */
 	struct state_lookup	 looked;
+	int			 has_first;	/* first holds the first copy
+						   of its Message-ID whose
+						   signature checked out */
+	struct arrival		 first;
 };
 
 /*
@@ -93,6 +96,14 @@ const struct state_lookup *decider_state(struct decider *d);
  * none of the message's signatures (it was not asked)
  */
 struct lookup_pin *decider_pin(struct decider *d, const char *identity);
+/*
+ * decider_first_copy - when a patatt signature of the message no longer
+ * verifies because its body or a signed header changed, the first copy
+ * of its Message-ID in the ledger whose signature checked out, read
+ * with the rest of decider_state(); NULL when there is none (or no such
+ * signature, or no ledger, or a ledger that cannot be read)
+ */
+const struct arrival *decider_first_copy(struct decider *d);
 
 /*
  * dkim_vouched - what the author's domain vouches for in msg, the

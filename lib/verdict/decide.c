@@ -57,8 +57,8 @@ decider_new(struct decider **dp, const struct pa_config *cfg,
 		return PA_ENOMEM;
 	}
 	d->cfg = cfg;
-	msghash_init(&d->h);
-	patchfacts_init(&d->pf);
+	mailfacts_init(&d->own);
+	d->f = &d->own;
 	sbuf_init(&d->name, 4096);
 	sbuf_init(&d->email, 4096);
 	sbuf_init(&d->work, 1 << 16);
@@ -107,8 +107,7 @@ decider_free(struct decider *d)
 	pgp_free(d->pgp);
 	patatt_free(d->pt);
 	patatt_keyring_free(d->own_keys);
-	msghash_release(&d->h);
-	patchfacts_release(&d->pf);
+	mailfacts_release(&d->own);
 	sbuf_release(&d->name);
 	sbuf_release(&d->email);
 	sbuf_release(&d->work);
@@ -278,16 +277,17 @@ look_by_id(struct decider *d, struct candidate *best)
 	struct pa_err err;
 	size_t k, j, n;
 
-	for (k = 0; k < d->h.n; k++) {
-		if (memcmp(d->h.entry[k].p, digest_empty, 32) == 0)
+	for (k = 0; k < d->f->h.n; k++) {
+		if (memcmp(d->f->h.entry[k].p, digest_empty, 32) == 0)
 			continue;
-		if (attindex_lookup(d->ix, d->h.entry[k].attid, d->hits,
+		if (attindex_lookup(d->ix, d->f->h.entry[k].attid, d->hits,
 		    MAX_HITS, &n, &err) != 0) {
 			index_failed(d, &err);
 			return;
 		}
 		for (j = 0; j < n; j++)
-			judge_record(d, &d->h.entry[k], &d->hits[j], best);
+			judge_record(d, &d->f->h.entry[k], &d->hits[j],
+			    best);
 	}
 }
 
@@ -308,8 +308,8 @@ look_by_author(struct decider *d, struct candidate *best)
 	size_t k, j, n;
 	int same_m, same_p;
 
-	for (k = 0; k < d->h.n; k++) {
-		e = &d->h.entry[k];
+	for (k = 0; k < d->f->h.n; k++) {
+		e = &d->f->h.entry[k];
 		if (attindex_lookup_i(d->ix, e->i, d->hits, MAX_HITS, &n,
 		    &err) != 0) {
 			index_failed(d, &err);
@@ -367,9 +367,14 @@ first_key(void *arg, const char *identity, const char *key, int pin,
 		*why = looked->pins_why;
 		return TOFU_UNKNOWN;
 	}
-	if ((e = decider_pin(d, identity)) == NULL)
-		rc = pins_get(d->pins, identity, pinned, why);
-	else if ((rc = e->rc) == 0)
+	/* read with the message's state: decide_patatt() asks of its
+	   signatures' identities alone, every one of which was looked up */
+	if ((e = decider_pin(d, identity)) == NULL) {
+		pa_err_set(why, "%s is none of the message's signers",
+		    identity);
+		return TOFU_UNKNOWN;
+	}
+	if ((rc = e->rc) == 0)
 		*pinned = e->pin;
 	if (rc == 0)
 		return strcmp(pinned->key, key) == 0 ? TOFU_SAME : TOFU_OTHER;
@@ -377,7 +382,7 @@ first_key(void *arg, const char *identity, const char *key, int pin,
 	    !d->temperror) {
 		rc = pins_first_use(d->pins, identity, key, d->now, &seen,
 		    pinned, why);
-		if (rc == 0 && e != NULL) {
+		if (rc == 0) {
 			e->rc = 0;	/* a second signature of it sees it */
 			e->pin = *pinned;
 		}
@@ -405,34 +410,39 @@ has_diff(const struct msghash *h)
 int
 decide_begin(struct decider *d, const struct mailmsg *msg, time_t now)
 {
+	(void)mailfacts_read(&d->own, msg, MSGHASH_VARIANTS);
+	return decide_begin_read(d, &d->own, now);
+}
+
+int
+decide_begin_read(struct decider *d, struct mailfacts *f, time_t now)
+{
+	const struct mailmsg *msg = f->msg;
 	struct pa_err err;
 	const char *v;
 	size_t len;
-	int rc;
+	int rc = f->hash_rc;
 
 	d->now = now;
 	d->ix = NULL;
 	d->looked_up = 0;
+	d->f = f;
 	d->msg = msg;
 	d->temperror = d->patatt_failed = d->lasting = 0;
 	d->temperror_why[0] = '\0';
-	d->h.n = 0;
 	/*
 	 * No patch, or one git mailinfo would have refused (the 2020 tools
 	 * could attest neither); anything else is a patch not judged.
 	 */
-	rc = msghash_compute(&d->h, msg, MSGHASH_VARIANTS, &err);
-	if (rc != 0)
-		d->h.n = 0;	/* no hash to record either */
 	if (rc != 0 && rc != PA_ENOPATCH && rc != PA_EMAILINFO) {
 		d->temperror = 1;
 		d->lasting = rc == PA_ETOOBIG;
 		snprintf(d->temperror_why, sizeof(d->temperror_why), "%s",
 		    rc == PA_ETOOBIG ? "the patch is too big to hash" :
-		    err.msg[0] ? err.msg : pa_strerror(rc));
+		    f->hash_why.msg[0] ? f->hash_why.msg : pa_strerror(rc));
 	}
 	/* A cover letter's diffstat has no diff: nothing to attest. */
-	d->has_patch = d->temperror || (rc == 0 && has_diff(&d->h));
+	d->has_patch = d->temperror || (rc == 0 && has_diff(&f->h));
 	if (patatt_check(d->pt, msg, now, &d->report, &err) != 0) {
 		d->report.n = 0;
 		d->report.total = 1;
@@ -480,8 +490,9 @@ attested(struct decider *d, const char *ix_fault, struct decision *out)
 		out->result = VERDICT_NONE;
 	if (out->result != VERDICT_NONE)
 		out->scheme = SCHEME_V01;
-	if (out->attid[0] == '\0' && d->h.n > 0)
-		memcpy(out->attid, d->h.entry[0].attid, sizeof(out->attid));
+	if (out->attid[0] == '\0' && d->f->h.n > 0)
+		memcpy(out->attid, d->f->h.entry[0].attid,
+		    sizeof(out->attid));
 }
 
 /* signed_by - patatt's verdict on the mail's signatures, into out */

@@ -162,12 +162,13 @@ void	decider_use_ledger(struct decider *, struct ledger *,
 const char	*decide_habit_identity(const struct decider *);
 
 /*
- * decide_arrival - the arrival record of the message decided last into
- * a: its fields from msg (unchanged since decide_begin()) as
- * arrival_fill() gives them from decide_begin()'s reading, and d (its
- * decision by decide_end()), where it came from as the MTA said (from),
- * arrived at the time decide_begin() was given.  copy is left for the
- * store.  Call it after decide_end(), before the next message.
+ * decide_arrival - the arrival record of the message decided last (msg,
+ * unchanged since decide_begin()) into a: what the mail gives of it from
+ * the facts decide_begin() read (mailfacts_record(): nothing of the mail
+ * is read again), and d (its decision by decide_end()), where it came
+ * from as the MTA said (from), arrived at the time decide_begin() was
+ * given.  copy is left for the store.  Call it after decide_end(), before
+ * the next message.
  */
 void	decide_arrival(struct decider *, const struct mailmsg *msg,
 	    const struct decision *d, const struct arrival_origin *from,
@@ -177,10 +178,10 @@ void	decide_arrival(struct decider *, const struct mailmsg *msg,
  * decide_begin() took last and found neither a patch nor signed
  * (PA_ENOPATCH), when it is still one to remember: a cover letter (by
  * its subject), or a mail whose patch part has no diff (a diffstat: it
- * has an attestation ID).  Its fields from msg, from, the time
- * decide_begin() was given; no verdict and no identity, so that it
- * teaches no signing habit.  0; PA_ENOPATCH: nothing to record; or
- * PA_ENOMEM / PA_ETOOBIG with err saying why.
+ * has an attestation ID).  Its fields from the facts decide_begin() read
+ * of msg, from, the time decide_begin() was given; no verdict and no
+ * identity, so that it teaches no signing habit.  0; PA_ENOPATCH: nothing
+ * to record; or PA_ENOMEM / PA_ETOOBIG with err saying why.
  */
 int	decide_arrival_unjudged(struct decider *, const struct mailmsg *msg,
 	    const struct arrival_origin *from, struct arrival *a,
@@ -193,6 +194,15 @@ int	decide_arrival_unjudged(struct decider *, const struct mailmsg *msg,
  * the signing times (decide_signing_time()) are judged at.
  */
 int	decide_begin(struct decider *, const struct mailmsg *msg, time_t now);
+/*
+ * decide_begin_read - decide_begin() on the mail whose facts f holds
+ * (mailfacts_read() with MSGHASH_VARIANTS; they and their mail must stay
+ * unchanged until the record is made): a caller that needs them before
+ * the decision (check: the arrival the mail is judged as of) computes
+ * them once
+ */
+struct mailfacts;
+int	decide_begin_read(struct decider *, struct mailfacts *f, time_t now);
 
 /*
  * decide_end - the verdict, with the index ix.  ix NULL: no index; when

@@ -219,10 +219,9 @@ signer_read(struct decider *d, const struct mailmsg *msg)
 	if (endpoint)
 		canon(d->sender_id, addr.buf);
 	/* the author: git am's reading, whose author the patch will have */
-	rc = patchfacts_compute(&d->pf, msg, &d->h);
-	d->mi_ok = rc == 0 || rc == PA_ENOPATCH;
-	if (d->mi_ok && d->pf.mi->has_from)
-		set_author(d, &d->pf.mi->author, &d->pf.mi->email);
+	rc = mailfacts_patch(d->f);
+	if ((rc == 0 || rc == PA_ENOPATCH) && d->f->pf.mi->has_from)
+		set_author(d, &d->f->pf.mi->author, &d->f->pf.mi->email);
 	else if (d->email.len > 0)
 		set_author(d, &d->name, &d->email);
 	if (endpoint && relayed(d->author_id)) {

@@ -12,6 +12,7 @@
 
 #include "patchattest.h"
 #include "state.h"
+#include "verdict.h"
 
 #define FUZZ_MAIL_MAX	((size_t)4 << 20)
 
@@ -22,8 +23,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct mailmsg *m;
 	static struct arrival a;
-	struct msghash h;
-	struct patchfacts pf;
+	struct mailfacts f;
 	struct pa_err err;
 	unsigned parts;
 
@@ -32,12 +32,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mailmsg_reset(m);
 	if (mailmsg_parse(m, (const char *)data, size) != 0)
 		return 0;
-	msghash_init(&h);
-	patchfacts_init(&pf);
-	if (arrival_from_mail(&a, m, &h, &pf, &err) == 0 &&
+	mailfacts_init(&f);
+	(void)mailfacts_read(&f, m, 0);
+	if (mailfacts_record(&f, &a, &err) == 0 &&
 	    arrival_compare(&a, &a, &parts) != ARRIVAL_SAME)
 		__builtin_trap();
-	patchfacts_release(&pf);
-	msghash_release(&h);
+	mailfacts_release(&f);
 	return 0;
 }
