@@ -97,7 +97,7 @@ cmd_index(int argc, char **argv)
 		goto out;
 	}
 	if (err.msg[0])
-		cli_warn("%s", err.msg);	/* upgraded from schema 1 */
+		cli_warn("%s", err.msg);	/* upgraded from an earlier schema */
 	if (cfg.archive == NULL) {
 		printf("no Archive configured: the index at %s is ready for "
 		    "what the milter learns from mail\n", cfg.index_path);

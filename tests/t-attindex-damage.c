@@ -2,9 +2,10 @@
 /*
  * t-attindex-damage - what the index makes of a damaged or replaced
  * file: an emptied data file, a record whose bytes changed, an entry
- * that names the wrong triple, an index of schema 1 (records without
- * checksums) upgraded in place, and a file replaced under an open handle.
- * Damage is an error that says so, never a record.
+ * that leads to another document's record (by attestation ID, by
+ * document ID), and a file replaced under an open handle.  Damage is an
+ * error that says so, never a record.  (t-attindex-upgrade: indexes of
+ * earlier schemas.)
  *
  * Everything happens in a temporary directory, removed at the end.
  */
@@ -22,6 +23,7 @@
 
 #include "attindex.h"
 #include "patchattest.h"
+#include "rawindex.h"
 #include "tap.h"
 
 #define FPR	"0123456789ABCDEF0123456789ABCDEF01234567"
@@ -88,42 +90,16 @@ lookup(const char *dir, int seed, struct att_hit *hit, struct pa_err *err)
 	return rc;
 }
 
-/*
- * raw - edit the index at dir with LMDB itself: fn gets a write
- * transaction and the named database
- */
-static int
-raw(const char *dir, const char *db, unsigned flags,
-    int (*fn)(MDB_txn *, MDB_dbi, void *), void *arg)
-{
-	MDB_env *env;
-	MDB_txn *txn;
-	MDB_dbi dbi;
-	int rc;
-
-	if ((rc = mdb_env_create(&env)) != 0)
-		return rc;
-	mdb_env_set_maxdbs(env, 8);
-	if ((rc = mdb_env_open(env, dir, 0, 0600)) == 0 &&
-	    (rc = mdb_txn_begin(env, NULL, 0, &txn)) == 0) {
-		if ((rc = mdb_dbi_open(txn, db, flags, &dbi)) == 0 &&
-		    (rc = fn(txn, dbi, arg)) == 0)
-			rc = mdb_txn_commit(txn);
-		else
-			mdb_txn_abort(txn);
-	}
-	mdb_env_close(env);
-	return rc;
-}
-
-/* flip_record - one byte of the fingerprint in document arg's record */
+/* flip_record - one byte of the fingerprint in the record numbered 1 */
 static int
 flip_record(MDB_txn *txn, MDB_dbi dbi, void *arg)
 {
 	unsigned char rec[1024], *at;
-	MDB_val k = { 32, arg }, v;
+	size_t num = 1;
+	MDB_val k = { sizeof(num), &num }, v;
 	int rc;
 
+	(void)arg;
 	if ((rc = mdb_get(txn, dbi, &k, &v)) != 0 || v.mv_size > sizeof(rec))
 		return rc ? rc : MDB_CORRUPTED;
 	memcpy(rec, v.mv_data, v.mv_size);
@@ -134,22 +110,59 @@ flip_record(MDB_txn *txn, MDB_dbi dbi, void *arg)
 	return mdb_put(txn, dbi, &k, &v, 0);
 }
 
-/* change_m - the att entry of arg's ID names another m (a "fail") */
+/* to_doc2 - the attids entry of document 1 (number 1) leads to number 2 */
 static int
-change_m(MDB_txn *txn, MDB_dbi dbi, void *arg)
+to_doc2(MDB_txn *txn, MDB_dbi dbi, void *arg)
 {
-	unsigned char val[128];
-	MDB_val k = { MSGHASH_ATTID_LEN, arg }, v;
+	unsigned char key[20];
+	MDB_val k = { sizeof(key), key }, v = { 0, key };
 	int rc;
 
-	if ((rc = mdb_get(txn, dbi, &k, &v)) != 0 || v.mv_size != sizeof(val))
-		return rc ? rc : MDB_CORRUPTED;
-	memcpy(val, v.mv_data, sizeof(val));
+	memcpy(key, arg, 12);
+	memset(key + 12, 0, 8);
+	key[19] = 1;
 	if ((rc = mdb_del(txn, dbi, &k, NULL)) != 0)
 		return rc;
-	val[40] ^= 0xff;		/* inside m, past the ID's 4 bytes */
-	v.mv_data = val;
+	key[19] = 2;
 	return mdb_put(txn, dbi, &k, &v, 0);
+}
+
+/* id_to_doc2 - the docids entry of document arg leads to number 2 */
+static int
+id_to_doc2(MDB_txn *txn, MDB_dbi dbi, void *arg)
+{
+	unsigned char num[8] = { 0, 0, 0, 0, 0, 0, 0, 2 };
+	MDB_val k = { 32, arg }, v = { sizeof(num), num };
+
+	return mdb_put(txn, dbi, &k, &v, 0);
+}
+
+/* prefix - the 12 bytes of the attestation ID of one_doc(seed) */
+static void
+prefix(unsigned char out[12], int seed)
+{
+	memset(out, seed + 1, 4);
+	memset(out + 4, seed + 2, 4);
+	memset(out + 8, seed + 3, 4);
+}
+
+/* add_doc - one_doc(seed) into the index at dir */
+static int
+add_doc(const char *dir, int seed, struct pa_err *err)
+{
+	struct att_docinfo d;
+	struct att_triple t;
+	struct attindex *h;
+	int rc;
+
+	one_doc(&d, &t, seed);
+	if ((rc = attindex_open(&h, dir, 1, err)) != 0)
+		return rc;
+	rc = attindex_begin(h, err);
+	rc = rc ? rc : attindex_put(h, &d, &t, 1, err);
+	rc = rc ? rc : attindex_commit(h, err);
+	attindex_close(h);
+	return rc;
 }
 
 static void
@@ -183,101 +196,64 @@ t_record(void)
 	struct att_docinfo d;
 	struct att_triple t;
 	struct att_hit hit;
+	struct attindex *h;
 	struct pa_err err;
-	char dir[512], attid[MSGHASH_ATTID_LEN + 1];
+	unsigned char key[12];
+	char dir[512];
+	size_t n;
+	int rc;
 
 	if (!tap_check_int(make_index(dir, sizeof(dir), "record", 1), 0,
 	    "an index"))
 		return;
 	tap_check_int(lookup(dir, 1, &hit, &err), 0, "its document is found");
 	tap_check_str(hit.doc.fpr, FPR, "  with its fingerprint");
-	one_doc(&d, &t, 1);
-	tap_check_int(raw(dir, "docs", 0, flip_record, d.docid), 0,
-	    "one bit of its record flipped");
+	tap_check_int(rawindex_edit(dir, "records", flip_record, NULL),
+	    0, "one bit of its record flipped");
 	tap_check_int(lookup(dir, 1, &hit, &err), PA_ERROR,
 	    "the lookup fails");
 	tap_check(strstr(err.msg, "is damaged: a record does not match its "
 	    "checksum") != NULL, "  and says why: %s", err.msg);
+	one_doc(&d, &t, 1);
+	n = 1;
+	if (attindex_open(&h, dir, 0, &err) == 0) {
+		rc = attindex_lookup_i(h, t.i, &hit, 1, &n, &err);
+		attindex_close(h);
+		tap_check(rc == PA_ERROR && n == 0 && strstr(err.msg,
+		    "damaged"), "  so does the lookup by i: %s", err.msg);
+	} else
+		tap_check(0, "open it: %s", err.msg);
 
-	if (!tap_check_int(make_index(dir, sizeof(dir), "entry", 1), 0,
-	    "another index"))
+	if (!tap_check(make_index(dir, sizeof(dir), "entry", 1) == 0 &&
+	    add_doc(dir, 5, &err) == 0, "another index, of two documents"))
 		return;
-	msghash_attid(attid, t.i, t.m, t.p);
-	tap_check_int(raw(dir, "att", MDB_DUPSORT | MDB_DUPFIXED, change_m,
-	    attid), 0, "its entry names another commit message");
+	prefix(key, 1);
+	tap_check_int(rawindex_edit(dir, "attids", to_doc2, key), 0,
+	    "the first one's entry leads to the second one's record");
 	tap_check_int(lookup(dir, 1, &hit, &err), PA_ERROR,
-	    "the lookup fails, it is no record of another message");
+	    "the lookup fails, it is no record of another document");
 	tap_check(strstr(err.msg, "damaged") != NULL, "  and says why: %s",
 	    err.msg);
-}
+	tap_check_int(lookup(dir, 5, &hit, &err), 0,
+	    "the second one is found as it was");
 
-/* to_v1 - the record of document arg in the first format, as was */
-static int
-to_v1(MDB_txn *txn, MDB_dbi dbi, void *arg)
-{
-	struct att_docinfo d;
-	struct att_triple t;
-	unsigned char rec[256], *p = rec;
-	MDB_val k = { 32, arg }, v;
-
-	one_doc(&d, &t, 1);
-	*p++ = 1;					/* version */
-	*p++ = 1, *p++ = 1, *p++ = 1;			/* status: good */
-	*p++ = 2, *p++ = 8;				/* when */
-	memcpy(p, "\0\0\0\0\x65\x53\xf1\x00", 8), p += 8;
-	*p++ = 3, *p++ = 40;				/* fingerprint */
-	memcpy(p, FPR, 40), p += 40;
-	*p++ = 7, *p++ = 96;				/* one triple */
-	memcpy(p, &t, 96), p += 96;
-	v.mv_data = rec;
-	v.mv_size = (size_t)(p - rec);
-	return mdb_put(txn, dbi, &k, &v, 0);
-}
-
-static int
-stamp_v1(MDB_txn *txn, MDB_dbi dbi, void *arg)
-{
-	MDB_val k = { 6, "schema" }, v = { 19, "patchattest-index 1" };
-
-	(void)arg;
-	return mdb_put(txn, dbi, &k, &v, 0);
-}
-
-static void
-t_upgrade(void)
-{
-	struct att_docinfo d;
-	struct att_triple t;
-	struct att_hit hit;
-	struct attindex *h;
-	struct pa_err err;
-	char dir[512], want[1024];
-
-	if (!tap_check_int(make_index(dir, sizeof(dir), "v1", 1), 0,
-	    "an index"))
+	if (!tap_check(make_index(dir, sizeof(dir), "docid", 1) == 0 &&
+	    add_doc(dir, 5, &err) == 0, "a third index, of two documents"))
 		return;
-	one_doc(&d, &t, 1);
-	tap_check(raw(dir, "docs", 0, to_v1, d.docid) == 0 &&
-	    raw(dir, "meta", 0, stamp_v1, NULL) == 0,
-	    "made one of schema 1, as the previous version wrote it");
-	tap_check_int(lookup(dir, 1, &hit, &err), PA_ERROR,
-	    "a reader refuses it");
-	snprintf(want, sizeof(want), "index at %s has schema patchattest-index "
-	    "1, this program needs %s: run patchattest index, which upgrades "
-	    "it in place", dir, ATTINDEX_SCHEMA);
-	tap_check_str(err.msg, want, "  and says what to do");
-	tap_check_int(attindex_open(&h, dir, 1, &err), 0,
-	    "a writer upgrades it");
-	snprintf(want, sizeof(want), "index at %s upgraded from "
-	    "patchattest-index 1 to %s: 1 document records now carry a "
-	    "checksum", dir, ATTINDEX_SCHEMA);
-	tap_check_str(err.msg, want, "  and says so");
+	tap_check_int(rawindex_edit(dir, "docids", id_to_doc2, d.docid), 0,
+	    "the first one's ID leads to the second one's record");
+	if (attindex_open(&h, dir, 1, &err) != 0) {
+		tap_check(0, "open it: %s", err.msg);
+		return;
+	}
+	rc = attindex_begin(h, &err);
+	rc = rc ? rc : attindex_remove(h, d.docid, &err);
+	tap_check(rc == PA_ERROR && strstr(err.msg, "damaged"),
+	    "removing the first one fails: %s", err.msg);
+	attindex_abort(h);
 	attindex_close(h);
-	tap_check_int(lookup(dir, 1, &hit, &err), 0,
-	    "then its document is found");
-	tap_check(strcmp(hit.doc.fpr, FPR) == 0 &&
-	    hit.doc.status == PGP_SIG_GOOD && hit.doc.when == 1700000000 &&
-	    memcmp(&hit.t, &t, sizeof(t)) == 0, "  as it was stored");
+	tap_check_int(lookup(dir, 5, &hit, &err), 0,
+	    "  and leaves the second one alone");
 }
 
 static void
@@ -310,7 +286,6 @@ main(void)
 	tap_tmpdir(base, sizeof(base), "t-attindex-damage");
 	t_empty();
 	t_record();
-	t_upgrade();
 	t_replaced();
 	tap_rmtree(base);
 	return tap_done();

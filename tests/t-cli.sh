@@ -409,6 +409,36 @@ $s002${tab}pass${tab}2a02abe0-215cf3f1-2acb5798${tab}Alice Developer <alice@exam
 EOT
 	is_rc 1 && same "$tmp/out" "$tmp/want"
 	ok $? "check: fail says what differs, pass has no reason"
+	cp "$tmp/want" "$tmp/want-check"
+	# The index written again as the schema before wrote it: check says
+	# to run patchattest index and judges temperror; patchattest index
+	# upgrades it in place and says so; then check judges as before.
+	if "$top_builddir/tests/index-downgrade" "$tmp/index-md" \
+	    >/dev/null 2>"$tmp/err"; then
+		run check -c "$tmp/signed.conf" "$s002"
+		ix="index at $tmp/index-md has schema patchattest-index 2, this program needs patchattest-index 3: run patchattest index, which upgrades it in place"
+		printf '%s\ttemperror\t2a02abe0-215cf3f1-2acb5798\t-\t%s\t-\n' \
+		    "$s002" "$ix" >"$tmp/want"
+		echo "patchattest: $ix: 2020 attestations are not consulted, patatt signatures are" \
+		    >"$tmp/want-err"
+		is_rc 2 && same "$tmp/out" "$tmp/want" &&
+		    same "$tmp/err" "$tmp/want-err"
+		ok $? "check on an index of schema 2: temperror, saying to run patchattest index"
+		run index -c "$tmp/signed.conf"
+		echo "patchattest: index at $tmp/index-md upgraded in place from patchattest-index 2 to patchattest-index 3; documents filed anew: 1" \
+		    >"$tmp/want-err"
+		is_rc 0 && same "$tmp/err" "$tmp/want-err"
+		ok $? "index upgrades it in place, and says so"
+		run check -c "$tmp/signed.conf" "$tmp/m-changed.eml" "$s002"
+		is_rc 1 && same "$tmp/out" "$tmp/want-check"
+		ok $? "check after the upgrade: fail and pass as before"
+	else
+		sed 's/^/# /' "$tmp/err"
+		for t in "check on an index of schema 2" "index upgrades it" \
+		    "check after the upgrade"; do
+			ok 1 "$t (tests/index-downgrade failed)"
+		done
+	fi
 	# A maintainer in the index's group reads it (the index made as
 	# root, umask or not); one outside it gets patatt's verdicts, and
 	# what the index would judge is temperror, saying why.
@@ -458,7 +488,8 @@ EOT
 	ok $? "attest --mbox: the series' six patches, the cover's subject"
 else
 	for t in "attest and index seed 002" "check: fail says what differs" \
-	    "attest --mbox"; do
+	    "check on an index of schema 2" "index upgrades it" \
+	    "check after the upgrade" "attest --mbox"; do
 		n=$((n + 1))
 		echo "ok $n - $t # SKIP gpg is not installed"
 	done

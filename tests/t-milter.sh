@@ -311,8 +311,8 @@ awk 'BEGIN { for (i = 0; i < 1024; i++) printf "%063d\n", i }' \
 # --- scenarios -----------------------------------------------------------
 # scenario NAME LUA INDEX [CONF-LINE...]: run tests/milter/LUA against a
 # milter of its own, with a copy of index INDEX (main, bob, mallory,
-# empty, broken; missing: none at all; cut: main's, truncated; poisoned:
-# none, the milter reads its archive) and the archive it came from
+# empty, broken, old; missing: none at all; cut: main's, truncated;
+# poisoned: none, the milter reads its archive) and the archive it came from
 # (noarchive: no Archive and no index), plus the lines given.
 # $defines adds miltertest -D variables; $hdr_index names the index the
 # expected headers (DATA/*.hdr) come from (default: INDEX); $gnupghome
@@ -373,6 +373,7 @@ scenario() {
 	missing) archive=$T/md-main; index= ;;
 	noarchive) archive=; index= ;;
 	cut) archive=$T/md-main; index=main; cut=yes ;;
+	old) archive=$T/md-main ;;
 	poisoned) index= ;;
 	esac
 	[ -n "$index" ] && cp -R "$T/index-$index" "$d/index"
@@ -590,6 +591,23 @@ for m in emptied random; do
 	    PATCHATTEST=$PATCHATTEST"
 	scenario replaced-$m t-replaced.lua main
 done
+
+# the main index written again as the schema before wrote it: a milter
+# that only reads it says to run patchattest index until that has
+# upgraded it in place; one that writes it upgrades it as it starts
+cp -R "$T/index-main" "$T/index-old" &&
+    "$top_builddir/tests/index-downgrade" "$T/index-old" \
+    >"$T/downgrade.log" 2>&1
+setup $? "the main index as schema 2 wrote it" "$T/downgrade.log"
+printf '#!/bin/sh\n"%s" index -c "%s" >"%s" 2>&1\n' "$PATCHATTEST" \
+    "$T/run/oldindex-reader/milter.conf" "$T/upgrade.log" >"$T/upgrade.sh"
+chmod +x "$T/upgrade.sh"
+hdr_index=main
+defines="MODE=reader UPGRADE=$T/upgrade.sh"
+scenario oldindex-reader t-oldindex.lua old "LearnFromMail no"
+hdr_index=main
+defines="MODE=writer LOG=$T/run/oldindex-writer/milter.log"
+scenario oldindex-writer t-oldindex.lua old
 
 # a mail of 400 signed documents to learn: capped, and stopped by a
 # reload and by SIGTERM (one document signed, then changed: each costs a

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * attindex-int.h - what the parts of the index (attindex.c: opening,
- * transactions, growing; attindex-ops.c: the writes; attindex-read.c:
- * reading) share.
+ * attindex-int.h - what the parts of the index share: attindex.c
+ * (opening), attindex-write.c (transactions, the journal, growing),
+ * attindex-ops.c (the writes), attindex-schema.c (the stamp, and the
+ * upgrade of earlier schemas), attindex-store.c (a document filed and
+ * unfiled), attindex-read.c (reading), attindex-txn.c (their bottom).
  */
 #ifndef PA_ATTINDEX_INT_H
 #define PA_ATTINDEX_INT_H
@@ -32,11 +34,15 @@
 #define IDX_MAX_NAME	511		/* longest database name dropped */
 
 #define ATTID_LEN	MSGHASH_ATTID_LEN
-#define ATT_VLEN	128		/* i|m|p|docid */
-#define BYI_VLEN	96		/* m|p|docid */
+#define PREFIX_LEN	12		/* an ID's bytes: i, m, p's first 4 */
+#define NUM_LEN		8		/* a document's number, big-endian */
+#define KEY_LEN		(PREFIX_LEN + NUM_LEN)	/* an attids key */
+#define IDX_SCAN_MAX	1024	/* attids entries one lookup reads */
 
 #define SCHEMA_KEY	"schema"
+#define NEXT_KEY	"next"		/* the number the next document gets */
 #define SCHEMA_1	"patchattest-index 1"	/* records without checksums */
+#define SCHEMA_2	"patchattest-index 2"	/* docs, att, byi */
 #define MARK_PREFIX	"mark:"
 #define MARK_PREFIX_LEN	5
 
@@ -50,12 +56,13 @@ enum jop {
 
 struct attindex {
 	MDB_env			*env;
-	MDB_dbi			 meta, docs, att, byi;
+	MDB_dbi			 meta, recs, ids, att;
 	MDB_txn			*wtxn;		/* LMDB's, NULL when lost */
 	int			 writable;
 	int			 intxn;		/* between begin and commit */
 	int			 wfailed;	/* a write failed: only abort */
 	int			 foreign;	/* setup found no index of ours */
+	int			 oldrec;	/* setup met a damaged record */
 	size_t			 upgraded;	/* records setup upgraded */
 	dev_t			 dev;		/* data.mdb as opened */
 	ino_t			 ino;
@@ -65,7 +72,8 @@ struct attindex {
 	_Atomic off_t		 size_seen;	/* of data.mdb, largest */
 	struct sbuf		 journal;	/* the writes since begin */
 	struct sbuf		 rec;		/* encoding scratch */
-	struct sbuf		 scratch;	/* triples of a doc removed */
+	struct sbuf		 scratch;	/* triples of a doc removed,
+						   a record upgraded */
 	char			 oldstamp[80];
 	char			 path[PATH_MAX];
 };
@@ -89,10 +97,48 @@ void	rend(struct attindex *, MDB_txn *);
 /* wcheck - 0 when a write transaction is open and usable */
 int	wcheck(struct attindex *, struct pa_err *);
 
+/* attindex-store.c, above attindex-txn.c */
+
+/* idx_prefix - the 12 bytes an attestation ID stands for, of triple t */
+void	idx_prefix(unsigned char out[PREFIX_LEN], const unsigned char *t);
+/* idx_rec_get - the record numbered num (MDB_NOTFOUND when there is none) */
+int	idx_rec_get(struct attindex *, MDB_txn *, uint64_t num, MDB_val *);
+/*
+ * idx_doc_add - the document record rec (of attrec_encode(), checked by
+ * the caller) under a new number, with its ID's and triples' entries
+ */
+int	idx_doc_add(struct attindex *, MDB_txn *, const unsigned char *rec,
+	    size_t len);
+/*
+ * idx_doc_find - the number and record of document docid; MDB_NOTFOUND
+ * when it is not indexed, MDB_CORRUPTED when its entry leads to another
+ * document's record
+ */
+int	idx_doc_find(struct attindex *, MDB_txn *, const unsigned char *docid,
+	    uint64_t *num, MDB_val *rec);
+/* idx_doc_del - document docid and its entries; MDB_NOTFOUND when absent */
+int	idx_doc_del(struct attindex *, MDB_txn *, const unsigned char *docid);
+
+/* attindex-schema.c */
+
+/*
+ * idx_setup - the writer's first transaction: check the stamp, make the
+ * databases of a new index, upgrade one of an earlier schema
+ */
+int	idx_setup(struct attindex *, MDB_txn *);
+/* idx_open_dbs - the databases of this schema (flags: MDB_CREATE or 0) */
+int	idx_open_dbs(struct attindex *, MDB_txn *, unsigned flags);
+
 /* attindex-ops.c */
 
 /* idx_apply - one journal operation in h->wtxn; an LMDB or errno code */
 int	idx_apply(struct attindex *, int op, const unsigned char *p,
 	    size_t len);
+
+/* attindex-write.c */
+
+/* idx_wapply - apply an operation, growing the map as needed; journal it */
+int	idx_wapply(struct attindex *, int op, const void *p, size_t len,
+	    struct pa_err *);
 
 #endif

@@ -28,11 +28,11 @@ attindex_has(struct attindex *h, const unsigned char docid[32])
 	if (h->intxn) {
 		if (h->wtxn == NULL)
 			return PA_ERROR;
-		rc = mdb_get(h->wtxn, h->docs, &k, &v);
+		rc = mdb_get(h->wtxn, h->ids, &k, &v);
 	} else {
 		if (rbegin(h, &txn, NULL) != 0)
 			return PA_ERROR;
-		rc = mdb_get(txn, h->docs, &k, &v);
+		rc = mdb_get(txn, h->ids, &k, &v);
 		rend(h, txn);
 	}
 	if (rc == MDB_NOTFOUND)
@@ -102,124 +102,160 @@ out:
 }
 
 /*
- * attested - the record (checked by its checksum) holds the triple that
- * the entry named, and an att entry is stored under that triple's ID
+ * A lookup: the attids keys from key (an ID's 12 bytes, or an i's first
+ * 4) that begin with its want bytes, each the number of a record; of the
+ * record, the triples whose ID is the key's and, by i, whose i is i.
+ */
+struct look {
+	unsigned char		 key[PREFIX_LEN];
+	size_t			 want;		/* bytes of key to match */
+	const unsigned char	*i;		/* by i: the whole i */
+	struct att_hit		*hits;
+	size_t			 max;
+	size_t			*n;
+};
+
+/*
+ * take - the hits of the record rec (numbered by the attids key k) into
+ * l; MDB_CORRUPTED when the record is damaged or holds no triple of the
+ * key's ID.  A triple the record holds twice is one hit.
  */
 static int
-attested(struct attindex *h, MDB_dbi dbi, const void *key,
-    const struct att_hit *hit, const unsigned char *t, size_t n)
+take(struct look *l, const unsigned char *k, const MDB_val *rec)
 {
-	char attid[ATTID_LEN + 1];
+	unsigned char prefix[PREFIX_LEN];
+	struct att_docinfo *doc = NULL;
+	const unsigned char *docid, *t;
+	size_t nt, first = *l->n, j;
+	int found = 0;
 
-	if (dbi == h->att) {
-		msghash_attid(attid, hit->t.i, hit->t.m, hit->t.p);
-		if (memcmp(attid, key, ATTID_LEN) != 0)
-			return 0;
+	if (attrec_decode(rec->mv_data, rec->mv_size, &l->hits[first].doc,
+	    &docid, &t, &nt) != 0)
+		return MDB_CORRUPTED;
+	for (; nt > 0 && *l->n < l->max; nt--, t += TRIPLE_LEN) {
+		idx_prefix(prefix, t);
+		if (memcmp(prefix, k, PREFIX_LEN) != 0)
+			continue;
+		found = 1;
+		if (l->i != NULL && memcmp(t, l->i, 32) != 0)
+			continue;
+		for (j = first; j < *l->n; j++)
+			if (memcmp(&l->hits[j].t, t, TRIPLE_LEN) == 0)
+				break;
+		if (j < *l->n)
+			continue;
+		if (doc == NULL)
+			doc = &l->hits[first].doc;
+		else
+			l->hits[*l->n].doc = *doc;
+		memcpy(&l->hits[*l->n].t, t, TRIPLE_LEN);
+		(*l->n)++;
 	}
-	for (; n > 0; n--, t += TRIPLE_LEN)
-		if (memcmp(t, &hit->t, TRIPLE_LEN) == 0)
-			return 1;
-	return 0;
+	/* Stopped at max: the ID's triple may lie further on. */
+	return found || *l->n == l->max ? 0 : MDB_CORRUPTED;
 }
 
-/* lookup - every duplicate of key in dbi (att or byi) as hits */
+/* scan - every attids key of l as hits; an LMDB code */
 static int
-lookup(struct attindex *h, MDB_dbi dbi, const void *key, size_t klen,
-    struct att_hit *hits, size_t max, size_t *n, struct pa_err *err)
+scan(struct attindex *h, MDB_txn *txn, struct look *l)
 {
-	const unsigned char *d, *t;
-	struct att_hit *hit;
 	MDB_cursor *cur;
-	MDB_txn *txn;
-	MDB_val k, v, dk, dv;
-	size_t vlen, nt;
-	int rc, damaged = 0;
+	MDB_val k, v, rec;
+	size_t seen = 0;
+	int rc;
 
-	vlen = dbi == h->att ? ATT_VLEN : BYI_VLEN;
-	if (rbegin(h, &txn, err) != 0)
-		return PA_ERROR;
-	if ((rc = mdb_cursor_open(txn, dbi, &cur)) != 0)
-		goto out;
-	k.mv_data = (void *)key;
-	k.mv_size = klen;
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET); rc == 0 && *n < max;
-	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
-		if (v.mv_size != vlen) {
+	if ((rc = mdb_cursor_open(txn, h->att, &cur)) != 0)
+		return rc;
+	k.mv_data = l->key;
+	k.mv_size = l->want;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	    rc == 0 && *l->n < l->max && seen < IDX_SCAN_MAX;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT), seen++) {
+		if (k.mv_size != KEY_LEN) {
 			rc = MDB_CORRUPTED;
 			break;
 		}
-		d = v.mv_data;
-		hit = &hits[*n];
-		if (dbi == h->att) {
-			memcpy(hit->t.i, d, 32);
-			d += 32;
-		} else
-			memcpy(hit->t.i, key, 32);
-		memcpy(hit->t.m, d, 32);
-		memcpy(hit->t.p, d + 32, 32);
-		dk.mv_data = (void *)(d + 64);
-		dk.mv_size = 32;
-		if ((rc = mdb_get(txn, h->docs, &dk, &dv)) == MDB_NOTFOUND)
-			continue;	/* being removed: not a hit */
-		if (rc != 0)
+		if (memcmp(k.mv_data, l->key, l->want) != 0)
 			break;
-		memcpy(hit->doc.docid, d + 64, 32);
-		if (attrec_decode(dv.mv_data, dv.mv_size, d + 64, &hit->doc,
-		    &t, &nt) != 0 || !attested(h, dbi, key, hit, t, nt)) {
-			rc = MDB_CORRUPTED;
-			damaged = 1;
+		rc = idx_rec_get(h, txn, bigend_get64((const unsigned char *)
+		    k.mv_data + PREFIX_LEN), &rec);
+		if (rc == MDB_NOTFOUND)
+			continue;	/* its record was unreadable: gone */
+		if (rc != 0 || (rc = take(l, k.mv_data, &rec)) != 0)
 			break;
-		}
-		(*n)++;
 	}
 	mdb_cursor_close(cur);
-	if (rc == MDB_NOTFOUND || rc == 0)
-		rc = 0;
-out:
-	rend(h, txn);
-	if (rc != 0) {
-		*n = 0;
-		if (damaged)
-			pa_err_set(err, "index at %s is damaged: a record does "
-			    "not match its checksum or its entry; remove it and "
-			    "run patchattest index", h->path);
-		else
-			idx_mdb_err(h, err, "cannot read", rc);
+	return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+/* lookup - the hits of l, in a read transaction of their own */
+static int
+lookup(struct attindex *h, struct look *l, struct pa_err *err)
+{
+	MDB_txn *txn;
+	int rc;
+
+	if (rbegin(h, &txn, err) != 0)
 		return PA_ERROR;
-	}
-	return 0;
+	rc = scan(h, txn, l);
+	rend(h, txn);
+	if (rc == 0)
+		return 0;
+	*l->n = 0;
+	if (rc == MDB_CORRUPTED)
+		pa_err_set(err, "index at %s is damaged: a record does not "
+		    "match its checksum or its entry; remove it and run "
+		    "patchattest index", h->path);
+	else
+		idx_mdb_err(h, err, "cannot read", rc);
+	return PA_ERROR;
 }
 
 int
 attindex_lookup(struct attindex *h, const char *attid, struct att_hit *hits,
     size_t max, size_t *n, struct pa_err *err)
 {
-	char key[ATTID_LEN];
-	size_t i;
-	int c;
+	struct look l = { .want = PREFIX_LEN, .hits = hits, .max = max,
+		.n = n };
+	size_t i, b;
+	int c, x;
 
 	*n = 0;
 	if (strnlen(attid, ATTID_LEN + 1) != ATTID_LEN || max == 0)
 		return 0;
 	/* Only "xxxxxxxx-xxxxxxxx-xxxxxxxx" can be stored; any case. */
-	for (i = 0; i < ATTID_LEN; i++) {
-		c = (unsigned char)ascii_lower(attid[i]);
-		if ((i == 8 || i == 17) ? c != '-' :
-		    !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+	for (i = 0, b = 0; i < ATTID_LEN; i++) {
+		c = ascii_lower(attid[i]);
+		if (i == 8 || i == 17) {
+			if (c != '-')
+				return 0;
+			continue;
+		}
+		if (c >= '0' && c <= '9')
+			x = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			x = c - 'a' + 10;
+		else
 			return 0;
-		key[i] = (char)c;
+		l.key[b / 2] = (unsigned char)(b % 2 ? l.key[b / 2] | x :
+		    x << 4);
+		b++;
 	}
-	return lookup(h, h->att, key, ATTID_LEN, hits, max, n, err);
+	return lookup(h, &l, err);
 }
 
 int
 attindex_lookup_i(struct attindex *h, const unsigned char i[32],
     struct att_hit *hits, size_t max, size_t *n, struct pa_err *err)
 {
+	struct look l = { .want = 4, .i = i, .hits = hits, .max = max,
+		.n = n };
+
 	*n = 0;
 	if (max == 0)
 		return 0;
-	return lookup(h, h->byi, i, 32, hits, max, n, err);
+	memcpy(l.key, i, 4);
+	return lookup(h, &l, err);
 }
 
 int
@@ -237,7 +273,7 @@ attindex_stats(struct attindex *h, size_t *docs, size_t *atts,
 		txn = h->wtxn;
 	else if (rbegin(h, &txn, err) != 0)
 		return PA_ERROR;
-	if ((rc = mdb_stat(txn, h->docs, &sd)) == 0 &&
+	if ((rc = mdb_stat(txn, h->recs, &sd)) == 0 &&
 	    (rc = mdb_stat(txn, h->att, &sa)) == 0) {
 		*docs = sd.ms_entries;
 		*atts = sa.ms_entries;

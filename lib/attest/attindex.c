@@ -1,30 +1,31 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * attindex - the persistent index of attestations, on LMDB (see
- * attindex.h).
+ * attindex.h): opening it.
  *
- * One environment (a directory) with four named databases:
- *   meta  "schema" -> ATTINDEX_SCHEMA; "mark:<name>" -> mark value
- *         (earlier versions kept first-use keys here as "tofu:<identity>";
- *         they are left alone and no longer read)
- *   docs  docid (32 bytes) -> document record (below)
- *   att   attid (26 characters) -> i|m|p|docid (128 bytes), duplicates
- *   byi   i (32 bytes) -> m|p|docid (96 bytes), duplicates
- * Duplicates are sorted and fixed-size (MDB_DUPSORT|MDB_DUPFIXED), so one
- * attestation ID carries any number of documents and storing a pair twice
- * is a no-op (MDB_NODUPDATA).
+ * One environment (a directory) with four named databases (schema 3):
+ *   meta     "schema" -> ATTINDEX_SCHEMA; "next" -> the number the next
+ *            document gets (8 bytes, big-endian); "mark:<name>" -> mark
+ *            value (earlier versions kept first-use keys here as
+ *            "tofu:<identity>"; they are left alone and no longer read)
+ *   records  number (size_t, MDB_INTEGERKEY) -> document record (attrec.c:
+ *            its docid, facts, triples and checksum)
+ *   docids   docid (32 bytes) -> number (8 bytes, big-endian)
+ *   attids   i[0..4] m[0..4] p[0..4] number (20 bytes) -> nothing
+ * Documents are numbered in the order they are stored, and a number is
+ * never given twice, so records are appended and fill their pages.  An
+ * attestation ID is 12 bytes of the triple; a lookup reads the records its
+ * keys name and takes from them the triples of that ID, each record
+ * checked by its checksum, so a key that leads to a record without such a
+ * triple is damage (attindex-read.c).  The records of an i are the attids
+ * keys that begin with its first 4 bytes, checked the same way.  Keys
+ * are binary, one per (ID, document): 30 bytes or so a triple, with the
+ * triples themselves kept once, in their record.
  *
- * A document record (attrec.c) keeps the document's triples too, so a
- * removal finds them without a scan.  The writes themselves are in
- * attindex-ops.c; this file opens the index and runs its transactions.
- *
- * Map size: a new index maps 1 GiB; an existing one what it last had.  A
- * write that finds the map full aborts the LMDB transaction, doubles the
- * map (up to 64 GiB), and replays the writes of the caller's transaction
- * from a journal kept since attindex_begin().  A read transaction that
- * finds the file grown past its map by another process adopts the new
- * size.  Resizing needs every transaction of this process ended, so read
- * transactions hold maplock shared and a resize holds it exclusively.
+ * Schemas 1 and 2 (docs, att and byi: keys in hexadecimal and the
+ * triples kept thrice) are upgraded in place by a writer
+ * (attindex-schema.c).  The writes are in attindex-ops.c, through
+ * attindex-store.c; the transactions in attindex-write.c.
  */
 #include "config.h"
 
@@ -43,13 +44,8 @@
 
 #include "attindex.h"
 #include "attindex-int.h"
-#include "attrec.h"
 #include "base.h"
 
-static int	 wbegin(struct attindex *, struct pa_err *);
-static int	 grow(struct attindex *, struct pa_err *);
-static int	 wapply(struct attindex *, int, const void *, size_t,
-		    struct pa_err *);
 static int	 check_size(struct attindex *, const char *,
 		    struct pa_err *);
 static int	 reader_setup(struct attindex *, struct pa_err *);
@@ -60,119 +56,6 @@ static int	 handle_new(struct attindex **, const char *, int,
 static int	 env_open(struct attindex *, const char *, int,
 		    struct pa_err *);
 static int	 writer_setup(struct attindex *, struct pa_err *);
-
-static int
-wbegin(struct attindex *h, struct pa_err *err)
-{
-	int rc, tries;
-
-	if (idx_intact(h, err) != 0)
-		return PA_ERROR;
-	for (tries = 0;; tries++) {
-		rc = mdb_txn_begin(h->env, NULL, 0, &h->wtxn);
-		if (rc != MDB_MAP_RESIZED || tries == 3)
-			break;
-		pthread_rwlock_wrlock(&h->maplock);
-		rc = mdb_env_set_mapsize(h->env, 0);
-		idx_watch(h);
-		pthread_rwlock_unlock(&h->maplock);
-		if (rc != 0)
-			break;
-	}
-	if (rc != 0) {
-		h->wtxn = NULL;
-		idx_mdb_err(h, err, "cannot write to", rc);
-		return PA_ERROR;
-	}
-	return 0;
-}
-
-/*
- * grow - after MDB_MAP_FULL: end LMDB's transaction, double the map, and
- * redo the journal in a new one, doubling again while it does not fit.
- */
-static int
-grow(struct attindex *h, struct pa_err *err)
-{
-	const unsigned char *j, *end;
-	MDB_envinfo info;
-	uint64_t size;
-	uint32_t len;
-	int rc;
-
-	for (;;) {
-		if (h->wtxn != NULL)
-			mdb_txn_abort(h->wtxn);
-		h->wtxn = NULL;
-		mdb_env_info(h->env, &info);
-		size = (uint64_t)info.me_mapsize;
-		if (size >= IDX_MAP_MAX) {
-			pa_err_set(err, "index at %s is full: its map reached "
-			    "%llu MiB", h->path,
-			    (unsigned long long)(size >> 20));
-			return PA_ERROR;
-		}
-		size = size * 2 > IDX_MAP_MAX ? IDX_MAP_MAX : size * 2;
-		pthread_rwlock_wrlock(&h->maplock);
-		rc = mdb_env_set_mapsize(h->env, (size_t)size);
-		idx_watch(h);
-		pthread_rwlock_unlock(&h->maplock);
-		if (rc != 0) {
-			idx_mdb_err(h, err, "cannot grow", rc);
-			return PA_ERROR;
-		}
-		if (wbegin(h, err) != 0)
-			return PA_ERROR;
-		j = (const unsigned char *)h->journal.buf;
-		end = j + h->journal.len;
-		for (rc = 0; rc == 0 && j < end; j += 5 + len) {
-			memcpy(&len, j + 1, 4);
-			rc = idx_apply(h, j[0], j + 5, len);
-		}
-		if (rc == 0)
-			return 0;
-		if (rc != MDB_MAP_FULL) {
-			idx_mdb_err(h, err, "cannot write to", rc);
-			return PA_ERROR;
-		}
-	}
-}
-
-/* wapply - apply an operation, growing the map as needed; journal it */
-static int
-wapply(struct attindex *h, int op, const void *p, size_t len,
-    struct pa_err *err)
-{
-	unsigned char hdr[5];
-	uint32_t len32 = (uint32_t)len;
-	int rc;
-
-	while ((rc = idx_apply(h, op, p, len)) == MDB_MAP_FULL) {
-		if (grow(h, err) != 0) {
-			h->wfailed = 1;
-			return PA_ERROR;
-		}
-	}
-	if (rc == MDB_NOTFOUND)
-		return PA_ENOTFOUND;		/* nothing changed */
-	if (rc != 0) {
-		h->wfailed = 1;
-		idx_mdb_err(h, err, "cannot write to", rc);
-		return PA_ERROR;
-	}
-	hdr[0] = (unsigned char)op;
-	memcpy(hdr + 1, &len32, 4);
-	sbuf_add(&h->journal, hdr, sizeof(hdr));
-	sbuf_add(&h->journal, p, len);
-	if ((rc = sbuf_failed(&h->journal)) != 0) {
-		h->wfailed = 1;
-		pa_err_set(err, "index at %s: a write transaction over %zu MiB "
-		    "(commit more often): %s", h->path, IDX_JOURNAL_MAX >> 20,
-		    pa_strerror(rc));
-		return rc;
-	}
-	return 0;
-}
 
 /*
  * check_size - the file at data holds every page its last commit uses,
@@ -208,29 +91,19 @@ check_size(struct attindex *h, const char *data, struct pa_err *err)
 	return 0;
 }
 
-/* reader_setup - check the stamp and open the databases, read-only */
+/*
+ * stamp_check - a reader's look at the stamp, read in txn: 0 when it is
+ * this schema's, else PA_ERROR with err saying what to do
+ */
 static int
-reader_setup(struct attindex *h, struct pa_err *err)
+stamp_check(struct attindex *h, MDB_txn *txn, struct pa_err *err)
 {
-	static const struct {
-		const char	*name;
-		unsigned	 flags;
-	} dbs[] = {
-		{ "docs", 0 },
-		{ "att", MDB_DUPSORT | MDB_DUPFIXED },
-		{ "byi", MDB_DUPSORT | MDB_DUPFIXED },
-	};
-	MDB_dbi *dbi[] = { &h->docs, &h->att, &h->byi };
 	char have[80];
-	MDB_txn *txn;
 	MDB_val k, v;
 	MDB_dbi main;
 	MDB_stat st;
-	size_t i;
 	int rc;
 
-	if (rbegin(h, &txn, err) != 0)
-		return PA_ERROR;
 	if ((rc = mdb_dbi_open(txn, NULL, 0, &main)) != 0 ||
 	    (rc = mdb_stat(txn, main, &st)) != 0)
 		goto fail;
@@ -241,7 +114,6 @@ reader_setup(struct attindex *h, struct pa_err *err)
 		rc = mdb_get(txn, h->meta, &k, &v);
 	}
 	if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE) {
-		rend(h, txn);
 		if (st.ms_entries == 0)
 			pa_err_set(err, "no index at %s: run patchattest index",
 			    h->path);
@@ -253,45 +125,53 @@ reader_setup(struct attindex *h, struct pa_err *err)
 	}
 	if (rc != 0)
 		goto fail;
-	if (v.mv_size != sizeof(ATTINDEX_SCHEMA) - 1 ||
-	    memcmp(v.mv_data, ATTINDEX_SCHEMA, v.mv_size) != 0) {
-		hdrfmt_printable(have, sizeof(have), v.mv_data, v.mv_size);
+	hdrfmt_printable(have, sizeof(have), v.mv_data, v.mv_size);
+	if (strcmp(have, ATTINDEX_SCHEMA) == 0)
+		return 0;
+	if (strcmp(have, SCHEMA_1) == 0 || strcmp(have, SCHEMA_2) == 0)
+		pa_err_set(err, "index at %s has schema %s, this program needs "
+		    "%s: run patchattest index, which upgrades it in place",
+		    h->path, have, ATTINDEX_SCHEMA);
+	else
+		pa_err_set(err, "index at %s has schema %s, which this program "
+		    "(%s) cannot read or upgrade; remove it and run patchattest "
+		    "index", h->path, have, ATTINDEX_SCHEMA);
+	return PA_ERROR;
+fail:
+	idx_mdb_err(h, err, "cannot read", rc);
+	return PA_ERROR;
+}
+
+/* reader_setup - check the stamp and open the databases, read-only */
+static int
+reader_setup(struct attindex *h, struct pa_err *err)
+{
+	MDB_txn *txn;
+	int rc;
+
+	if (rbegin(h, &txn, err) != 0)
+		return PA_ERROR;
+	if (stamp_check(h, txn, err) != 0) {
 		rend(h, txn);
-		if (strcmp(have, SCHEMA_1) == 0)
-			pa_err_set(err, "index at %s has schema %s, this "
-			    "program needs %s: run patchattest index, which "
-			    "upgrades it in place", h->path, have,
-			    ATTINDEX_SCHEMA);
-		else
-			pa_err_set(err, "index at %s has schema %s, which this "
-			    "program (%s) cannot read or upgrade; remove it and "
-			    "run patchattest index", h->path, have,
-			    ATTINDEX_SCHEMA);
 		return PA_ERROR;
 	}
-	for (i = 0; i < sizeof(dbs) / sizeof(dbs[0]); i++) {
-		rc = mdb_dbi_open(txn, dbs[i].name, dbs[i].flags, dbi[i]);
-		if (rc == MDB_NOTFOUND) {
-			rend(h, txn);
-			pa_err_set(err, "index at %s lacks its %s database: run "
-			    "patchattest index", h->path, dbs[i].name);
-			return PA_ERROR;
-		}
-		if (rc != 0)
-			goto fail;
+	if ((rc = idx_open_dbs(h, txn, 0)) == MDB_NOTFOUND) {
+		rend(h, txn);
+		pa_err_set(err, "index at %s lacks one of its databases: run "
+		    "patchattest index", h->path);
+		return PA_ERROR;
 	}
 	/* Committing a read transaction keeps its database handles. */
-	rc = mdb_txn_commit(txn);
+	if (rc == 0)
+		rc = mdb_txn_commit(txn);
+	else
+		mdb_txn_abort(txn);
 	pthread_rwlock_unlock(&h->maplock);
 	if (rc != 0) {
 		idx_mdb_err(h, err, "cannot read", rc);
 		return PA_ERROR;
 	}
 	return 0;
-fail:
-	rend(h, txn);
-	idx_mdb_err(h, err, "cannot read", rc);
-	return PA_ERROR;
 }
 
 /*
@@ -454,23 +334,30 @@ env_open(struct attindex *h, const char *data, int newenv,
 }
 
 /*
- * writer_setup - stamp a new index, or upgrade one of schema 1 in place,
- * and open the databases; an upgrade is told in err though it succeeds.
- * Anything else in the file is not ours to empty.
+ * writer_setup - stamp a new index, or upgrade one of schema 1 or 2 in
+ * place, and open the databases; an upgrade is told in err though it
+ * succeeds.  Anything else in the file is not ours to empty.
  */
 static int
 writer_setup(struct attindex *h, struct pa_err *err)
 {
-	if (attindex_begin(h, err) == 0 && wapply(h, J_SETUP, "", 0, err) == 0 &&
+	if (attindex_begin(h, err) == 0 &&
+	    idx_wapply(h, J_SETUP, "", 0, err) == 0 &&
 	    attindex_commit(h, err) == 0) {
-		if (h->upgraded > 0 || strcmp(h->oldstamp, SCHEMA_1) == 0)
-			pa_err_set(err, "index at %s upgraded from %s to %s: "
-			    "%zu document records now carry a checksum",
-			    h->path, SCHEMA_1, ATTINDEX_SCHEMA, h->upgraded);
+		if (h->oldstamp[0] != '\0' &&
+		    strcmp(h->oldstamp, ATTINDEX_SCHEMA) != 0)
+			pa_err_set(err, "index at %s upgraded in place from %s "
+			    "to %s; documents filed anew: %zu", h->path,
+			    h->oldstamp, ATTINDEX_SCHEMA, h->upgraded);
 		return 0;
 	}
 	attindex_abort(h);
-	if (h->foreign && h->oldstamp[0] != '\0')
+	if (h->oldrec)
+		pa_err_set(err, "index at %s is damaged: a document record of "
+		    "%s does not match its checksum, so it cannot be upgraded "
+		    "to %s; remove it and run patchattest index", h->path,
+		    h->oldstamp, ATTINDEX_SCHEMA);
+	else if (h->foreign && h->oldstamp[0] != '\0')
 		pa_err_set(err, "index at %s has schema %s, which this program "
 		    "(%s) cannot read or upgrade; remove it and run patchattest "
 		    "index", h->path, h->oldstamp, ATTINDEX_SCHEMA);
@@ -521,129 +408,5 @@ attindex_close(struct attindex *h)
 	sbuf_release(&h->rec);
 	sbuf_release(&h->scratch);
 	free(h);
-}
-
-int
-attindex_begin(struct attindex *h, struct pa_err *err)
-{
-	if (!h->writable) {
-		pa_err_set(err, "index at %s is open read-only", h->path);
-		return PA_ERROR;
-	}
-	if (h->intxn) {
-		pa_err_set(err, "index at %s: a write transaction is already "
-		    "open", h->path);
-		return PA_ERROR;
-	}
-	if (wbegin(h, err) != 0)
-		return PA_ERROR;
-	sbuf_reset(&h->journal);
-	h->intxn = 1;
-	h->wfailed = 0;
-	return 0;
-}
-
-int
-attindex_commit(struct attindex *h, struct pa_err *err)
-{
-	int rc;
-
-	if ((rc = wcheck(h, err)) != 0) {
-		attindex_abort(h);
-		return rc;
-	}
-	for (;;) {
-		rc = mdb_txn_commit(h->wtxn);
-		h->wtxn = NULL;
-		if (rc != MDB_MAP_FULL)
-			break;
-		if (grow(h, err) != 0) {
-			attindex_abort(h);
-			return PA_ERROR;
-		}
-	}
-	h->intxn = 0;
-	sbuf_reset(&h->journal);
-	if (rc != 0) {
-		idx_mdb_err(h, err, "cannot write to", rc);
-		return PA_ERROR;
-	}
-	return 0;
-}
-
-void
-attindex_abort(struct attindex *h)
-{
-	if (h->wtxn != NULL)
-		mdb_txn_abort(h->wtxn);
-	h->wtxn = NULL;
-	h->intxn = 0;
-	h->wfailed = 0;
-	sbuf_reset(&h->journal);
-}
-
-int
-attindex_put(struct attindex *h, const struct att_docinfo *d,
-    const struct att_triple *t, size_t n, struct pa_err *err)
-{
-	int rc;
-
-	if ((rc = wcheck(h, err)) != 0)
-		return rc;
-	if (n > IDX_MAX_TRIPLES) {
-		pa_err_set(err, "index at %s: a document with %zu attestations, "
-		    "over the limit of %u", h->path, n, IDX_MAX_TRIPLES);
-		return PA_ETOOBIG;
-	}
-	sbuf_reset(&h->rec);
-	sbuf_add(&h->rec, d->docid, 32);
-	if ((rc = attrec_encode(&h->rec, d, t, n)) != 0) {
-		pa_err_set(err, "index at %s: %s", h->path, pa_strerror(rc));
-		return rc;
-	}
-	return wapply(h, J_PUT, h->rec.buf, h->rec.len, err);
-}
-
-int
-attindex_remove(struct attindex *h, const unsigned char docid[32],
-    struct pa_err *err)
-{
-	int rc;
-
-	if ((rc = wcheck(h, err)) != 0)
-		return rc;
-	return wapply(h, J_REMOVE, docid, 32, err);
-}
-
-int
-attindex_set_marks(struct attindex *h, const struct archive_mark *marks,
-    size_t n, struct pa_err *err)
-{
-	struct sbuf *sb = &h->rec;
-	size_t i, nlen, vlen;
-	int rc;
-
-	if ((rc = wcheck(h, err)) != 0)
-		return rc;
-	sbuf_reset(sb);
-	for (i = 0; i < n; i++) {
-		nlen = strnlen(marks[i].name, sizeof(marks[i].name));
-		vlen = strnlen(marks[i].value, sizeof(marks[i].value));
-		if (nlen == 0 || nlen == sizeof(marks[i].name) ||
-		    vlen == sizeof(marks[i].value)) {
-			pa_err_set(err, "index at %s: archive mark %zu has an "
-			    "empty or unterminated name or value", h->path, i);
-			return PA_ERROR;
-		}
-		sbuf_addch(sb, (int)nlen);
-		sbuf_add(sb, marks[i].name, nlen);
-		sbuf_addch(sb, (int)vlen);
-		sbuf_add(sb, marks[i].value, vlen);
-	}
-	if ((rc = sbuf_failed(sb)) != 0) {
-		pa_err_set(err, "index at %s: %s", h->path, pa_strerror(rc));
-		return rc;
-	}
-	return wapply(h, J_MARKS, sb->buf, sb->len, err);
 }
 

@@ -7,14 +7,15 @@
  * share one.  The environment is opened with MDB_NOTLS.
  *
  * Contents:
- *  - documents, keyed by docid (SHA-256 of the clearsigned block): the
- *    signature check's result, the signing key's fingerprint and the user
- *    IDs it had, signature time, where the document came from, its
- *    Message-ID;
- *  - attestations: attestation ID -> (i, m, p, docid), several per ID;
- *    and i -> (m, p, docid), to tell which part of a patch changed;
+ *  - documents, each known by its docid (SHA-256 of the clearsigned
+ *    block): the signature check's result, the signing key's fingerprint
+ *    and the user IDs it had, signature time, where the document came
+ *    from, its Message-ID, and its triples (i, m, p);
+ *  - the documents of each attestation ID, several per ID, and through
+ *    them the records of an i, to tell which part of a patch changed;
  *  - archive marks (progress per epoch) and a schema stamp.
- * Storing a document twice changes nothing.
+ * Storing a document twice changes nothing.  Hits come in the order of
+ * their attestation IDs, then in the order their documents were stored.
  *
  * Damage: LMDB keeps no checksums, so each document record carries one
  * (attrec.c), and a lookup checks the record and that the entry which
@@ -22,9 +23,9 @@
  * damaged"), never a record.  A data file that is there but empty,
  * shorter than the pages it uses, not an LMDB file, or without our
  * schema stamp is damaged too: only a missing one makes a new index.
- * An index of schema 1 (records without checksums) is upgraded in place
- * by a writer (err says so) and refused by a reader until then; any other
- * stamp is refused by both.
+ * An index of schema 1 (records without checksums) or 2 (the larger
+ * layout) is upgraded in place by a writer (err says so) and refused by a
+ * reader until then, saying so; any other stamp is refused by both.
  *
  * Lifecycle: attindex_open() ... attindex_close().  Writes happen between
  * attindex_begin() and attindex_commit() (or attindex_abort()); a crash
@@ -52,7 +53,7 @@
 #include "patchattest.h"
 #include "sig.h"
 
-#define ATTINDEX_SCHEMA	"patchattest-index 2"
+#define ATTINDEX_SCHEMA	"patchattest-index 3"
 
 struct att_docinfo {
 	unsigned char		 docid[32];
@@ -137,7 +138,11 @@ int	attindex_lookup(struct attindex *, const char *attid,
 int	attindex_lookup_i(struct attindex *, const unsigned char i[32],
 	    struct att_hit *hits, size_t max, size_t *n, struct pa_err *);
 
-/* attindex_stats - documents and attestations stored */
+/*
+ * attindex_stats - documents stored, and attestations: the attestation
+ * IDs of each document (triples of one document that share an ID count
+ * once)
+ */
 int	attindex_stats(struct attindex *, size_t *docs, size_t *atts,
 	    struct pa_err *);
 

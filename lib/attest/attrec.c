@@ -4,11 +4,14 @@
  * fields as tag, length (LEB128), value.  Unknown tags are skipped, so a
  * later version may add fields that this one reads past.
  *
- * Version 2 ends with a checksum field: the first 8 bytes of SHA-256 over
- * the document's ID and every byte before the field.  LMDB keeps no
- * checksums of its own, so this is what tells a record that was damaged
- * (or moved under another document's key) from a real one.  Version 1
- * had no checksum; attrec_upgrade() rewrites such a record.
+ * Version 3 (schema 3) opens with the document's ID and ends with a
+ * checksum field: the first 8 bytes of SHA-256 over every byte before
+ * the field.  LMDB keeps no checksums of its own, so this is what tells
+ * a record that was damaged from a real one; the ID inside it is what
+ * ties it to its document, now that records are filed by number.
+ * Version 2 (schema 2) had no ID field: its checksum covered the ID it
+ * was filed under, then its bytes.  Version 1 had no checksum.  Those
+ * two are only read, by the upgrade (attindex-schema.c).
  */
 #include "config.h"
 
@@ -17,10 +20,12 @@
 
 #include "attrec.h"
 
-#define REC_VERSION	2
-#define REC_VERSION_1	1	/* no checksum: only upgraded */
+#define REC_VERSION	3
+#define REC_VERSION_2	2	/* checksum over the key too: only read */
+#define REC_VERSION_1	1	/* no checksum: only read */
 #define SUM_LEN		8
 #define SUM_FIELD_LEN	(2 + SUM_LEN)	/* tag, length, checksum */
+#define DOCID_FIELD_LEN	(2 + 32)
 enum rec_tag {
 	REC_STATUS = 1,		/* one byte: status_codes[].code */
 	REC_WHEN,		/* 8 bytes, big-endian two's complement */
@@ -29,7 +34,8 @@ enum rec_tag {
 	REC_WHERE,
 	REC_MSGID,
 	REC_TRIPLES,		/* n * (i|m|p) */
-	REC_SUM			/* SUM_LEN bytes, the last field */
+	REC_SUM,		/* SUM_LEN bytes, the last field */
+	REC_DOCID		/* 32 bytes, the first field (version 3) */
 };
 
 /* Stable stored codes: the enum may be reordered, the file may not. */
@@ -80,9 +86,12 @@ put_field(struct sbuf *sb, int tag, const void *p, size_t len)
 	sbuf_add(sb, p, len);
 }
 
-/* checksum - of docid and the record's bytes before its checksum field */
+/*
+ * checksum - of the record's bytes before its checksum field, after
+ * docid when there is one (version 2)
+ */
 static int
-checksum(unsigned char sum[SUM_LEN], const unsigned char docid[32],
+checksum(unsigned char sum[SUM_LEN], const unsigned char *docid,
     const void *rec, size_t len)
 {
 	unsigned char md[DIGEST_LEN];
@@ -90,7 +99,8 @@ checksum(unsigned char sum[SUM_LEN], const unsigned char docid[32],
 	int rc;
 
 	digest_init(&dg);
-	digest_update(&dg, docid, 32);
+	if (docid != NULL)
+		digest_update(&dg, docid, 32);
 	digest_update(&dg, rec, len);
 	rc = digest_final(&dg, md);
 	digest_release(&dg);
@@ -98,10 +108,9 @@ checksum(unsigned char sum[SUM_LEN], const unsigned char docid[32],
 	return rc;
 }
 
-/* encode - the fields of a record, with n triples of raw i|m|p at t */
-static int
-encode(struct sbuf *sb, const struct att_docinfo *d, const unsigned char *t,
-    size_t n)
+int
+attrec_encode(struct sbuf *sb, const struct att_docinfo *d,
+    const struct att_triple *t, size_t n)
 {
 	const char *str[] = { d->fpr, d->uids, d->where, d->msgid };
 	const size_t size[] = { sizeof(d->fpr), sizeof(d->uids),
@@ -111,6 +120,8 @@ encode(struct sbuf *sb, const struct att_docinfo *d, const unsigned char *t,
 	uint64_t w;
 	int rc;
 
+	_Static_assert(sizeof(struct att_triple) == TRIPLE_LEN,
+	    "a triple is stored as it is in memory");
 	for (i = 0; i < sizeof(status_codes) / sizeof(status_codes[0]); i++)
 		if (status_codes[i].status == d->status)
 			code = status_codes[i].code;
@@ -119,6 +130,7 @@ encode(struct sbuf *sb, const struct att_docinfo *d, const unsigned char *t,
 		when[i] = (unsigned char)(w >> (56 - 8 * i));
 
 	sbuf_addch(sb, REC_VERSION);
+	put_field(sb, REC_DOCID, d->docid, 32);
 	put_field(sb, REC_STATUS, &code, 1);
 	put_field(sb, REC_WHEN, when, sizeof(when));
 	for (i = 0; i < 4; i++)
@@ -128,27 +140,19 @@ encode(struct sbuf *sb, const struct att_docinfo *d, const unsigned char *t,
 	put_field(sb, REC_TRIPLES, t, n * TRIPLE_LEN);
 	if ((rc = sbuf_failed(sb)) != 0)
 		return rc;
-	if ((rc = checksum(sum, d->docid, sb->buf + start,
-	    sb->len - start)) != 0)
+	if ((rc = checksum(sum, NULL, sb->buf + start, sb->len - start)) != 0)
 		return rc;
 	put_field(sb, REC_SUM, sum, SUM_LEN);
 	return sbuf_failed(sb);
 }
 
-int
-attrec_encode(struct sbuf *sb, const struct att_docinfo *d,
-    const struct att_triple *t, size_t n)
-{
-	_Static_assert(sizeof(struct att_triple) == TRIPLE_LEN,
-	    "a triple is stored as it is in memory");
-
-	return encode(sb, d, (const unsigned char *)t, n);
-}
-
-/* fields - the fields of p (after the version byte) into d, *t and *n */
+/*
+ * fields - the fields of p (after the version byte) into d, *docid (the
+ * ID field's bytes, NULL without one), *t and *n
+ */
 static int
 fields(const unsigned char *p, size_t len, struct att_docinfo *d,
-    const unsigned char **t, size_t *n)
+    const unsigned char **docid, const unsigned char **t, size_t *n)
 {
 	char *str[4] = { NULL };
 	size_t size[4] = { 0 }, off, used, i;
@@ -165,6 +169,7 @@ fields(const unsigned char *p, size_t len, struct att_docinfo *d,
 		str[2] = d->where, size[2] = sizeof(d->where);
 		str[3] = d->msgid, size[3] = sizeof(d->msgid);
 	}
+	*docid = NULL;
 	if (t != NULL) {
 		*t = NULL;
 		*n = 0;
@@ -177,6 +182,11 @@ fields(const unsigned char *p, size_t len, struct att_docinfo *d,
 		if (flen > len - off)
 			return -1;
 		switch (tag) {
+		case REC_DOCID:
+			if (flen != 32)
+				return -1;
+			*docid = p + off;
+			break;
 		case REC_STATUS:
 			if (flen != 1)
 				return -1;
@@ -220,33 +230,51 @@ fields(const unsigned char *p, size_t len, struct att_docinfo *d,
 	return 0;
 }
 
-int
-attrec_decode(const unsigned char *p, size_t len, const unsigned char
-    docid[32], struct att_docinfo *d, const unsigned char **t, size_t *n)
+/* summed - the length of p before its checksum field when it matches */
+static int
+summed(const unsigned char *p, size_t len, const unsigned char *docid,
+    size_t *body)
 {
 	unsigned char sum[SUM_LEN];
-	size_t body;
 
-	if (len < 1 + SUM_FIELD_LEN || p[0] != REC_VERSION)
+	if (len < 1 + SUM_FIELD_LEN)
 		return -1;
-	body = len - SUM_FIELD_LEN;
-	if (p[body] != REC_SUM || p[body + 1] != SUM_LEN ||
-	    checksum(sum, docid, p, body) != 0 ||
-	    memcmp(sum, p + body + 2, SUM_LEN) != 0)
+	*body = len - SUM_FIELD_LEN;
+	if (p[*body] != REC_SUM || p[*body + 1] != SUM_LEN ||
+	    checksum(sum, docid, p, *body) != 0 ||
+	    memcmp(sum, p + *body + 2, SUM_LEN) != 0)
 		return -1;
-	return fields(p, body, d, t, n);
+	return 0;
 }
 
 int
-attrec_upgrade(struct sbuf *sb, const unsigned char docid[32],
-    const unsigned char *p, size_t len)
+attrec_decode(const unsigned char *p, size_t len, struct att_docinfo *d,
+    const unsigned char **docid, const unsigned char **t, size_t *n)
 {
-	struct att_docinfo d;
-	const unsigned char *t;
-	size_t n;
+	size_t body;
 
-	if (len < 1 || p[0] != REC_VERSION_1 || fields(p, len, &d, &t, &n) != 0)
-		return PA_ERROR;
-	memcpy(d.docid, docid, 32);
-	return encode(sb, &d, t, n);
+	if (len < 1 + DOCID_FIELD_LEN || p[0] != REC_VERSION ||
+	    summed(p, len, NULL, &body) != 0 ||
+	    fields(p, body, d, docid, t, n) != 0 || *docid == NULL)
+		return -1;
+	if (d != NULL)
+		memcpy(d->docid, *docid, 32);
+	return 0;
+}
+
+int
+attrec_decode_old(const unsigned char *p, size_t len,
+    const unsigned char docid[32], struct att_docinfo *d,
+    const unsigned char **t, size_t *n)
+{
+	const unsigned char *inner;
+	size_t body = len;
+
+	if (len < 1 || (p[0] != REC_VERSION_1 && p[0] != REC_VERSION_2) ||
+	    (p[0] == REC_VERSION_2 && summed(p, len, docid, &body) != 0) ||
+	    fields(p, body, d, &inner, t, n) != 0 || inner != NULL)
+		return -1;
+	if (d != NULL)
+		memcpy(d->docid, docid, 32);
+	return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * attrec - the stored form of an index's document record (attindex.c).
+ * attrec - the stored form of an index's document record (attindex.c),
+ * and the forms of earlier schemas, read only to upgrade them.
  */
 #ifndef PA_ATTREC_H
 #define PA_ATTREC_H
@@ -13,28 +14,29 @@
 #define TRIPLE_LEN	96	/* i|m|p */
 
 /*
- * attrec_encode - the record of document d (d->docid included in its
- * checksum) and its n triples, onto sb
+ * attrec_encode - the record of document d (its docid included, and
+ * covered by the checksum) and its n triples, onto sb
  */
 int	attrec_encode(struct sbuf *sb, const struct att_docinfo *d,
 	    const struct att_triple *t, size_t n);
 
 /*
- * attrec_decode - the record of document docid into d (when not NULL,
- * d->docid untouched) and its triples into *t, *n (when t not NULL).
- * Returns 0, or -1 when it is damaged: malformed, or its checksum does
- * not match (also when it is stored under another document's ID).
+ * attrec_decode - a record into d (when not NULL, docid included), its
+ * document's ID into *docid (pointing into p) and its triples into *t, *n
+ * (when t is not NULL).  Returns 0, or -1 when it is damaged: malformed,
+ * of another version, or its checksum does not match.
  */
 int	attrec_decode(const unsigned char *p, size_t len,
-	    const unsigned char docid[32], struct att_docinfo *d,
+	    struct att_docinfo *d, const unsigned char **docid,
 	    const unsigned char **t, size_t *n);
 
 /*
- * attrec_upgrade - a record of the first version (no checksum), of
- * document docid, in the current form onto sb; PA_ERROR when it is not
- * one or is malformed
+ * attrec_decode_old - a record of schema 1 (no checksum) or 2 (a
+ * checksum over docid, its key, and its bytes), likewise; -1 when it is
+ * neither or is damaged
  */
-int	attrec_upgrade(struct sbuf *sb, const unsigned char docid[32],
-	    const unsigned char *p, size_t len);
+int	attrec_decode_old(const unsigned char *p, size_t len,
+	    const unsigned char docid[32], struct att_docinfo *d,
+	    const unsigned char **t, size_t *n);
 
 #endif

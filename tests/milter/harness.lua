@@ -473,6 +473,16 @@ function expect_seed_pass(conn, i)
 	return res, what
 end
 
+-- expect_seed(conn, want, what): seed 002 (DATA/p1.eml) is accepted, and
+-- its header, unfolded, starts with want (a Lua pattern); returns it
+function expect_seed(conn, want, what)
+	local res = send(conn, mail("p1"))
+	expect_accepted(res, what)
+	local v = unfold(verdict(conn, res, what))
+	check(v:match("^" .. want), "%s: header %s", what, show(v))
+	return v
+end
+
 -- expect_no_verdict(conn, res, what): no X-Patch-Attested added
 function expect_no_verdict(conn, res, what)
 	local got = inserted(res, HDR)

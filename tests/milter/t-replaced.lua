@@ -13,15 +13,6 @@
 --                 temperror, never "fail", until the file is put back.
 dofile(HARNESS)
 
--- expect - seed 002's header starts with want (a Lua pattern)
-local function expect(conn, want, what)
-	local res = send(conn, mail("p1"))
-	expect_accepted(res, what)
-	local v = unfold(verdict(conn, res, what))
-	check(v:match("^" .. want), "%s: header %s", what, show(v))
-	return v
-end
-
 local function sh(cmd, what)
 	check(os.execute(cmd), "%s: %s failed", what, cmd)
 end
@@ -65,31 +56,33 @@ end
 run(function()
 	local conn = connect()
 	if MODE == "rebuild" then
-		expect(conn, "none;", "seed 002, no document in the index")
+		expect_seed(conn, "none;", "seed 002, no document in the index")
 		sh(REBUILD, "rebuild the index")
-		expect(conn, "pass;", "seed 002 after the rebuild")
+		expect_seed(conn, "pass;", "seed 002 after the rebuild")
 	elseif MODE == "emptied" then
-		expect(conn, "pass;", "seed 002, index whole")
+		expect_seed(conn, "pass;", "seed 002, index whole")
 		sh(string.format("cp '%s' '%s.whole' && : >'%s'", DATA_MDB,
 		    DATA_MDB, DATA_MDB), "empty the index's file")
-		local v = expect(conn, "temperror;", "seed 002, file emptied")
+		local v = expect_seed(conn, "temperror;",
+		    "seed 002, file emptied")
 		check(v:match("damaged"), "the reason says damaged: %s", show(v))
 		mt.sleep(1)	-- the worker has had time to reopen it
-		expect(conn, "temperror;", "seed 002, file still empty")
+		expect_seed(conn, "temperror;", "seed 002, file still empty")
 		sh(string.format("cat '%s.whole' >'%s'", DATA_MDB, DATA_MDB),
 		    "put the file back")
-		expect(conn, "pass;", "seed 002, file put back")
+		expect_seed(conn, "pass;", "seed 002, file put back")
 	else
-		expect(conn, "pass;", "seed 002, index whole")
+		expect_seed(conn, "pass;", "seed 002, index whole")
 		sh(string.format("cp '%s' '%s.whole'", DATA_MDB, DATA_MDB),
 		    "keep a copy")
 		local n = scramble(DATA_MDB)
 		check(n > 0, "seed 002's entries found in the file")
-		local v = expect(conn, "temperror;", "seed 002, random bytes")
+		local v = expect_seed(conn, "temperror;",
+		    "seed 002, random bytes")
 		check(v:match("damaged"), "the reason says damaged: %s", show(v))
 		sh(string.format("cat '%s.whole' >'%s'", DATA_MDB, DATA_MDB),
 		    "put the file back")
-		expect(conn, "pass;", "seed 002, file put back")
+		expect_seed(conn, "pass;", "seed 002, file put back")
 	end
 	mt.disconnect(conn)
 end)
