@@ -106,6 +106,7 @@ ledger_commit(struct ledger_lmdb *l, size_t head, size_t n, uint64_t accepted,
 	if (rc == 0) {
 		(void)mdb_env_sync(l->env, 1);
 		atomic_store(&l->used, used);
+		ledger_note_file(l);
 	} else {
 		copy_news_clear(&l->news);
 		ledger_fail(l, err, "cannot write", rc);

@@ -87,6 +87,8 @@ struct ledger_lmdb {
 	unsigned		 retention_days;
 	uint64_t		 max_size;	/* in use at most; 0: any */
 	atomic_uint_least64_t	 used;		/* at the last commit */
+	atomic_uint_least64_t	 file_bytes;	/* the file's size, at the
+						   last commit */
 	size_t			 mapsize;
 	atomic_int		 damaged;	/* the file was cut */
 	int			 unlocked;	/* read without the lock
@@ -119,6 +121,12 @@ struct ledger_lmdb {
  */
 int	ledger_fail(const struct ledger_lmdb *, struct pa_err *, const char *what,
 	    int rc);
+/*
+ * ledger_note_file - the file's size kept for ledger_size(), looked at
+ * after each commit rather than at each message
+ */
+void	ledger_note_file(struct ledger_lmdb *);
+
 /* ledger_intact - 0, or PA_ERROR when the file was cut under us */
 int	ledger_intact(const struct ledger_lmdb *, struct pa_err *);
 /*
