@@ -100,7 +100,11 @@ struct ledger_lmdb {
 	pthread_mutex_t		 lock;
 	pthread_cond_t		 wake;		/* to the writer */
 	pthread_cond_t		 done;		/* from the writer */
-	struct arrival		*queue;		/* NULL: read-only */
+	struct arrival		**queue;	/* each record its own
+						   allocation (freed chunks
+						   are reused: no new pages
+						   per message); NULL:
+						   read-only */
 	size_t			 head, count;
 	uint64_t		 committed;	/* records written, ever */
 	uint64_t		 accepted;	/* records accepted before
