@@ -478,6 +478,9 @@ main(int argc, char **argv)
 		mlog(LOG_LEVEL_ERROR, "GnuPG: %s", err.msg);
 		goto out;
 	}
+	/* a changed GnuPG home counts from the next second, not the next
+	   message: no dozen stat()s per message */
+	pgp_recheck_every(1000);
 	raise_files(&cf);
 	if (open_socket(&cf, &ra) != 0)
 		goto out;

@@ -531,10 +531,13 @@ state_decide(const struct mailmsg *msg, time_t now,
 		decider_put(dc, g);
 		return PA_ENOPATCH;
 	}
+	/*
+	 * The callback looked for a replaced index before this message
+	 * (state_index_stale()); one replaced since is read as it was a
+	 * moment ago: its pages stay mapped.
+	 */
 	pthread_rwlock_rdlock(&index_lock);
-	if (index_handle != NULL && attindex_replaced(index_handle))
-		fault = "the index was replaced and is being reopened";
-	else if (index_ready && index_handle != NULL)
+	if (index_ready && index_handle != NULL)
 		fault = NULL;
 	else if (index_handle != NULL)
 		fault = "the index is being made from the archive";

@@ -132,7 +132,7 @@ main(void)
 	struct pgp_sig sig;
 	struct pgp_key key;
 	struct pa_err err;
-	char fpr[PGP_FPR_MAX], efpr[PGP_FPR_MAX], path[256], big[2100];
+	char fpr[PGP_FPR_MAX], pfpr[PGP_FPR_MAX], efpr[PGP_FPR_MAX], path[256], big[2100];
 	char *rev, *p, *two;
 	const char *tmp;
 	size_t len, i;
@@ -310,6 +310,28 @@ main(void)
 	    "judged two days later it is EXPIRED");
 	tap_check_int(state(pa, fpr, time(NULL) + 2 * 86400), PGP_KEY_TRUSTED,
 	    "a key without expiry is not");
+
+	/*
+	 * At a daemon's pace (pgp_recheck_every) the home is looked at once
+	 * an interval: a key made within it is not listed yet, and is once
+	 * the interval has passed.
+	 */
+	pgp_recheck_every(60000);
+	(void)state(pa, fpr, time(NULL));
+	if (gen_key(home_a, "Paced <paced@example.org>", "never", NULL) != 0)
+		tap_diag("could not make the paced key");
+	rc = pgp_clearsign(pa, "paced@example.org", PAYLOAD,
+	    sizeof(PAYLOAD) - 1, comments, &doc, &err);
+	if (rc == 0)
+		rc = pgp_verify(pa, doc.buf, doc.len, &sig, &plain, &err);
+	snprintf(pfpr, sizeof(pfpr), "%s", rc == 0 ? sig.fpr : "");
+	tap_check_int(state(pa, pfpr, time(NULL)), PGP_KEY_MISSING,
+	    "paced: a key made within the interval is not listed yet");
+	pgp_recheck_every(100);
+	nanosleep(&(struct timespec){ 0, 150000000L }, NULL);
+	tap_check_int(state(pa, pfpr, time(NULL)), PGP_KEY_TRUSTED,
+	    "... and is once the interval has passed");
+	pgp_recheck_every(0);
 	rc = pgp_clearsign(pa, "nobody@example.org", PAYLOAD,
 	    sizeof(PAYLOAD) - 1, comments, &doc, &err);
 	tap_check(rc != 0 && strstr(err.msg, "nobody@example.org") != NULL,

@@ -41,6 +41,9 @@ struct pgp {
 	char			*home;		/* resolved, for the stamps */
 	int			 listed;
 	struct pgp_stamp	 stamp[PGP_NSTAMPS];
+	struct timespec		 looked;	/* when the home was last
+						   found unchanged
+						   (CLOCK_MONOTONIC) */
 	gpgme_key_t		*keys;
 	size_t			 nkeys, akeys;
 	struct pgp_ix		*ix;

@@ -37,6 +37,9 @@ static const char *const pgp_stamp_files[] = {
 _Static_assert(sizeof(pgp_stamp_files) / sizeof(pgp_stamp_files[0]) ==
     PGP_NSTAMPS, "PGP_NSTAMPS");
 
+/* pgp_recheck_every()'s: set once, before any thread starts */
+static unsigned	 recheck_ms;
+
 static int	 trusted_gpg(gpgme_key_t, time_t);
 static int	 trusted_tofu(gpgme_key_t, time_t);
 static int	 trusted_keyring(gpgme_key_t, time_t);
@@ -436,19 +439,43 @@ key_uids(gpgme_key_t k, struct pgp_key *out)
 	}
 }
 
-/* listing_fresh - the listing made again if the keyring changed */
+void
+pgp_recheck_every(unsigned ms)
+{
+	recheck_ms = ms;
+}
+
+/* ms_since - milliseconds from a to b */
+static long long
+ms_since(const struct timespec *a, const struct timespec *b)
+{
+	return (long long)(b->tv_sec - a->tv_sec) * 1000 +
+	    (b->tv_nsec - a->tv_nsec) / 1000000;
+}
+
+/*
+ * listing_fresh - the listing made again if the keyring changed; the
+ * home looked at once every recheck_ms at the most
+ */
 static int
 listing_fresh(struct pgp *p, struct pa_err *err)
 {
 	struct pgp_stamp cur[PGP_NSTAMPS];
+	struct timespec now;
 	int rc;
 
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (p->listed && recheck_ms > 0 &&
+	    ms_since(&p->looked, &now) < recheck_ms)
+		return 0;
 	if ((rc = pgp_home_check(p, err)) != 0)
 		return rc;
 	stamps_take(p, cur);
-	if (p->listed && stamps_same(cur, p->stamp))
-		return 0;
-	return cache_list(p, err);
+	if ((!p->listed || !stamps_same(cur, p->stamp)) &&
+	    (rc = cache_list(p, err)) != 0)
+		return rc;
+	p->looked = now;
+	return 0;
 }
 
 /*

@@ -73,6 +73,14 @@ int		 pgp_new(struct pgp **out, const char *home, enum trust_model,
 void		 pgp_free(struct pgp *);
 
 /*
+ * pgp_recheck_every - from now on, a context looks at its home's files
+ * for a change at most once every ms milliseconds (0, the default: at
+ * every use), which saves a daemon some system calls per message.  Set
+ * once, before threads start.
+ */
+void		 pgp_recheck_every(unsigned ms);
+
+/*
  * pgp_verify - check one clearsigned document (doc must start with its
  * "-----BEGIN PGP SIGNED MESSAGE-----" line); the signed text, as GnuPG
  * returns it, replaces the contents of plaintext (also for a bad

@@ -85,12 +85,12 @@ ledger_commit(struct ledger_lmdb *l, size_t head, size_t n, uint64_t accepted,
 	sbuf_init(&b->val, LEDGER_VALUE_MAX);
 	rc = ledger_meta_get(l, b->txn, LEDGER_META_SEQ, &b->seq);
 	for (i = 0; i < n && rc == 0; i++)
-		rc = put_arrival(b, &l->queue[(head + i) % LEDGER_QUEUE_MAX]);
+		rc = put_arrival(b, l->queue[(head + i) % LEDGER_QUEUE_MAX]);
 	if (rc == 0)
 		rc = prune(b, now, n + PRUNE_EXTRA);
 	if (rc == 0)
 		rc = shrink(b, n ? l->queue[(head + n - 1) %
-		    LEDGER_QUEUE_MAX].identity : "", n * SHRINK_PER_RECORD +
+		    LEDGER_QUEUE_MAX]->identity : "", n * SHRINK_PER_RECORD +
 		    SHRINK_EXTRA);
 	if (rc == 0 && (rc = ledger_meta_put(l, b->txn, LEDGER_META_SEQ,
 	    b->seq)) == 0 && (rc = ledger_meta_put(l, b->txn,
@@ -106,6 +106,7 @@ ledger_commit(struct ledger_lmdb *l, size_t head, size_t n, uint64_t accepted,
 	if (rc == 0) {
 		(void)mdb_env_sync(l->env, 1);
 		atomic_store(&l->used, used);
+		ledger_note_file(l);
 	} else {
 		copy_news_clear(&l->news);
 		ledger_fail(l, err, "cannot write", rc);

@@ -87,6 +87,8 @@ struct ledger_lmdb {
 	unsigned		 retention_days;
 	uint64_t		 max_size;	/* in use at most; 0: any */
 	atomic_uint_least64_t	 used;		/* at the last commit */
+	atomic_uint_least64_t	 file_bytes;	/* the file's size, at the
+						   last commit */
 	size_t			 mapsize;
 	atomic_int		 damaged;	/* the file was cut */
 	int			 unlocked;	/* read without the lock
@@ -98,7 +100,11 @@ struct ledger_lmdb {
 	pthread_mutex_t		 lock;
 	pthread_cond_t		 wake;		/* to the writer */
 	pthread_cond_t		 done;		/* from the writer */
-	struct arrival		*queue;		/* NULL: read-only */
+	struct arrival		**queue;	/* each record its own
+						   allocation (freed chunks
+						   are reused: no new pages
+						   per message); NULL:
+						   read-only */
 	size_t			 head, count;
 	uint64_t		 committed;	/* records written, ever */
 	uint64_t		 accepted;	/* records accepted before
@@ -119,6 +125,12 @@ struct ledger_lmdb {
  */
 int	ledger_fail(const struct ledger_lmdb *, struct pa_err *, const char *what,
 	    int rc);
+/*
+ * ledger_note_file - the file's size kept for ledger_size(), looked at
+ * after each commit rather than at each message
+ */
+void	ledger_note_file(struct ledger_lmdb *);
+
 /* ledger_intact - 0, or PA_ERROR when the file was cut under us */
 int	ledger_intact(const struct ledger_lmdb *, struct pa_err *);
 /*

@@ -9,7 +9,9 @@
  *
  * A 4 KiB window holds the dictionary and the longest record's text;
  * the deflater's state is some 32 KiB, made and freed for each record
- * (a record is written once).
+ * (a record is written once).  It deflates at the fastest level: a few
+ * hundred bytes come out as small as at the best (one byte more a
+ * record, on real list mail) in half the time.
  */
 #include "config.h"
 
@@ -73,7 +75,7 @@ ledger_pack(unsigned char *out, size_t *outlen, const void *in, size_t len)
 	int rc;
 
 	memset(&z, 0, sizeof(z));
-	if (deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, -PACK_WBITS,
+	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, -PACK_WBITS,
 	    PACK_MEMLEVEL, Z_DEFAULT_STRATEGY) != Z_OK)
 		return PA_ENOMEM;
 	rc = through(&z, deflateSetDictionary, deflate, out, outlen, in, len);

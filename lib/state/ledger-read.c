@@ -60,7 +60,7 @@ waiting_take(struct ledger_lmdb *l, const unsigned char hash[32],
 		return 0;
 	pthread_mutex_lock(&l->lock);
 	for (i = 0; i < l->count && q->n < WAITING_MAX; i++) {
-		a = &l->queue[(l->head + i) % LEDGER_QUEUE_MAX];
+		a = l->queue[(l->head + i) % LEDGER_QUEUE_MAX];
 		if (memcmp(a->message_id_sha256, hash, 32) != 0)
 			continue;
 		if (q->a == NULL && (q->a = malloc(WAITING_MAX *

@@ -28,6 +28,7 @@
 #define GATHER_MAX	(LEDGER_QUEUE_MAX / 4)
 
 static void	*writer(void *);
+static void	 drop(struct ledger_lmdb *, size_t);
 static int	 write_batch(struct ledger_lmdb *);
 
 int
@@ -56,6 +57,18 @@ ledger_writer_start(struct ledger_lmdb *l, struct pa_err *err)
 	return 0;
 }
 
+/* drop - the first n records of the queue freed (their places not given up) */
+static void
+drop(struct ledger_lmdb *l, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(l->queue[(l->head + i) % LEDGER_QUEUE_MAX]);
+		l->queue[(l->head + i) % LEDGER_QUEUE_MAX] = NULL;
+	}
+}
+
 /*
  * ledger_writer_stop - the writer commits what is queued, with one more
  * try when writes fail (what is still queued then is lost), and ends
@@ -71,6 +84,8 @@ ledger_writer_stop(struct ledger_lmdb *l)
 		pthread_join(l->writer, NULL);
 		l->writer_running = 0;
 	}
+	if (l->queue != NULL)
+		drop(l, l->count);
 	free(l->queue);
 	l->queue = NULL;
 }
@@ -153,6 +168,7 @@ write_batch(struct ledger_lmdb *l)
 		return PA_ERROR;
 	}
 	/* done, or given up on as the store closes */
+	drop(l, n);
 	l->head = (head + n) % LEDGER_QUEUE_MAX;
 	l->count -= n;
 	l->accepted += n;
@@ -179,15 +195,16 @@ lmdb_ledger_record(struct ledger *base, const struct arrival *a,
 		return PA_ERROR;
 	}
 	/* so that a read finds it by the hash while it waits */
-	if (ledger_msgid_hash(a, hash) != 0) {
+	if (ledger_msgid_hash(a, hash) != 0 ||
+	    (q = malloc(sizeof(*q))) == NULL) {
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}
+	*q = *a;
+	memcpy(q->message_id_sha256, hash, sizeof(hash));
 	pthread_mutex_lock(&l->lock);
 	if ((waiting = l->count) < LEDGER_QUEUE_MAX) {
-		q = &l->queue[(l->head + l->count++) % LEDGER_QUEUE_MAX];
-		*q = *a;
-		memcpy(q->message_id_sha256, hash, sizeof(hash));
+		l->queue[(l->head + l->count++) % LEDGER_QUEUE_MAX] = q;
 		if (l->count == 1 || l->count == GATHER_MAX)
 			pthread_cond_signal(&l->wake);
 		pthread_mutex_unlock(&l->lock);
@@ -199,6 +216,7 @@ lmdb_ledger_record(struct ledger *base, const struct arrival *a,
 		pa_err_set(err, "cannot write arrival records to %s as fast "
 		    "as they come; %zu waiting", l->path, waiting);
 	pthread_mutex_unlock(&l->lock);
+	free(q);
 	return PA_ERROR;
 }
 

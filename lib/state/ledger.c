@@ -170,6 +170,7 @@ check_size(struct ledger_lmdb *l, const MDB_envinfo *info, struct pa_err *err)
 		return ledger_fail(l, err, "opening", rc);
 	if (fstat(fd, &st) != 0)
 		return ledger_fail(l, err, "opening", errno);
+	atomic_store(&l->file_bytes, (uint64_t)st.st_size);
 	if ((uintmax_t)st.st_size >= ((uintmax_t)info->me_last_pgno + 1) *
 	    ms.ms_psize)
 		return 0;
@@ -338,16 +339,23 @@ ledger_check(const char *path, struct pa_err *err)
 	return rc;
 }
 
+void
+ledger_note_file(struct ledger_lmdb *l)
+{
+	struct stat st;
+	int fd;
+
+	if (mdb_env_get_fd(l->env, &fd) == 0 && fstat(fd, &st) == 0)
+		atomic_store(&l->file_bytes, (uint64_t)st.st_size);
+}
+
 /* lmdb_ledger_size - ledger_size() of the LMDB store */
 int
 lmdb_ledger_size(struct ledger *base, struct ledger_size *out)
 {
 	struct ledger_lmdb *l = lmdb_ledger(base);
-	struct stat st;
-	int fd;
 
-	if (mdb_env_get_fd(l->env, &fd) == 0 && fstat(fd, &st) == 0)
-		out->file = (uint64_t)st.st_size;
+	out->file = atomic_load(&l->file_bytes);
 	out->used = atomic_load(&l->used);
 	out->max = l->max_size;
 	return 0;

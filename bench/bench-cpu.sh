@@ -1,0 +1,417 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# bench-cpu.sh ABS_BUILDDIR ABS_SRCDIR - run by "make bench".
+#
+# What each milter costs per message, without an MTA: bench/milter-drive
+# hands the mail to the milter as Postfix would (bench/mtaconn.h), and
+# reads the milter's own CPU time, all its threads, those that ended
+# too: the process CPU clock of its PID (in nanoseconds; /proc/PID/stat
+# counts in clock ticks of 10 ms, /proc/PID/task/*/schedstat only the
+# threads alive, and libmilter ends a connection's thread with it), once
+# it has settled before and after the messages counted, so that work it
+# does after answering (the StateFile's writer thread) counts.
+#
+# The milters, each started once on its own unix socket: bench/nullmilter
+# ("floor": does nothing, accepts all), patchattest-milter ("ours": a
+# StateFile, as a real server has it, logging to a file; the index holds
+# the seed documents only, or with BENCH_CPU_BIG_INDEX=1 about one million
+# attestations as in bench-milter.sh, built by bench/bench-index -k: 20 s
+# and 800 MB more), and OpenDKIM in verify mode ("opendkim": the public
+# key from a file, no DNS), when it is installed.
+#
+# The mail, one kind at a time, each DKIM-signed (RSA 2048, relaxed) when
+# dkimsign and openssl are there, so that OpenDKIM verifies a signature:
+#   v01_pass      seed 002, attested by a 2020 document (a GnuPG key
+#                 made here), indexed;
+#   ed25519_pass  seed 003 signed by patatt with an ed25519 key (the real
+#                 patatt, tests/patatt-lib.sh), in a PatattKeyring folder;
+#   openpgp_pass  seed 004 signed by patatt with the OpenPGP key, which is
+#                 in that folder too;
+#   unsigned      seed 005, neither attested nor signed;
+#   nonpatch      a reply with no diff.
+# For each, BENCH_CPU_ROUNDS rounds (default 3), the milters taking turns
+# in each round:
+#   - CPU: BENCH_CPU_COUNT messages (default 3,000) after 300 not counted,
+#     over 10 connections at a time of 10 messages each; the milter's CPU
+#     per message of the median round, and the rounds' spread;
+#   - latency: BENCH_CPU_LATENCY messages (default 500) one at a time, so
+#     that no message waits for another (sessions of 10 messages), from
+#     MAIL to the reply to the end of the message: p50 and p99 over every
+#     round's messages.
+# Prints "name value unit" lines: cpu_KIND_MILTER (and _spread),
+# cpu_KIND_ratio (ours/floor), cpu_KIND_over_floor (ours - floor),
+# cpu_KIND_opendkim_ratio (opendkim/floor); lat_KIND_MILTER_p50 and _p99,
+# lat_KIND_added_p99 (ours - floor) and lat_KIND_p99_ratio (ours/floor);
+# and what ours (X-Patch-Attested) and OpenDKIM (dkim=) said of the mail,
+# which must be what "patchattest check --header" says.  The goals are
+# named beside the ratios.  It only reports: the exit status is 0 unless a
+# program it needs is missing or a milter fails; it says what it skips
+# and why (no gpg, no patatt or git, no OpenDKIM).  Needs no root and no
+# MTA.
+
+if [ $# -ne 2 ]; then
+	echo "usage: bench-cpu.sh ABS_BUILDDIR ABS_SRCDIR" >&2
+	exit 2
+fi
+builddir=$1
+srcdir=$2
+PATCHATTEST=$builddir/patchattest
+MILTER=$builddir/patchattest-milter
+NULLMILTER=$builddir/bench/nullmilter
+DRIVE=$builddir/bench/milter-drive
+COUNT=${BENCH_CPU_COUNT:-3000}
+ROUNDS=${BENCH_CPU_ROUNDS:-3}
+LATENCY=${BENCH_CPU_LATENCY:-500}
+CONNS=10
+PER_CONN=10
+WARMUP=300
+seeds=$srcdir/tests/fixtures/seeds
+. "$srcdir/tests/children.sh"
+. "$srcdir/tests/patatt-lib.sh"
+
+for p in "$PATCHATTEST" "$MILTER" "$NULLMILTER" "$DRIVE" \
+    "$builddir/bench/bench-index"; do
+	if [ ! -x "$p" ]; then
+		echo "bench-cpu.sh: $p is missing (make bench builds it)" >&2
+		exit 1
+	fi
+done
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/bench-cpu.XXXXXX") || exit 1
+PIDS=			# the milters
+cleanup() {
+	for p in $PIDS; do
+		child_kill TERM "$p"
+	done
+	for p in $PIDS; do
+		i=0
+		while child_running "$p" && [ $i -lt 200 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		child_kill KILL "$p"
+	done
+	gpgconf --homedir "$T/gnupg" --kill all 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup 0
+trap 'exit 1' HUP INT PIPE TERM
+
+OPENDKIM=$(command -v opendkim 2>/dev/null)
+[ -n "$OPENDKIM" ] || [ ! -x /usr/sbin/opendkim ] ||
+    OPENDKIM=/usr/sbin/opendkim
+[ -n "$OPENDKIM" ] ||
+    echo "bench-cpu: OpenDKIM is not installed: no opendkim figures"
+
+# --- the mail ---------------------------------------------------------------
+mkdir "$T/mail" "$T/keyring"
+KINDS=
+sed 's/^From: .*/From: Carol Writer <carol@example.net>/' \
+    "$seeds"/005-*.patch >"$T/mail/unsigned"
+cat >"$T/mail/nonpatch" <<'EOF'
+From: Carol Writer <carol@example.net>
+To: Kees Cook <keescook@chromium.org>
+Cc: linux-kernel@vger.kernel.org
+Subject: Re: [PATCH v4 1/6] x86/elf: Add table to document READ_IMPLIES_EXEC
+Date: Tue, 25 Feb 2020 09:12:44 +0100
+In-Reply-To: <20200225051307.6401-2-keescook@chromium.org>
+References: <20200225051307.6401-1-keescook@chromium.org>
+ <20200225051307.6401-2-keescook@chromium.org>
+MIME-Version: 1.0
+Content-Type: text/plain; charset=us-ascii
+
+On Mon, Feb 24, 2020 at 09:13:02PM -0800, Kees Cook wrote:
+> Add a table to document the current behavior of READ_IMPLIES_EXEC in
+> preparation for changing the behavior.
+
+Thanks for writing this down; the table makes the later patches in the
+series much easier to follow.  One question on the legacy case: is the
+missing PT_GNU_STACK row meant to cover the 32-bit compat loaders as
+well, or only native 64-bit binaries?  If it is both, a sentence saying
+so above the table would save the next reader a trip through
+binfmt_elf.c.
+
+Either way the series looks good to me, and I have been running it on
+two test machines since v2 without surprises.
+
+Thanks,
+Carol
+EOF
+gpg_ok=
+if command -v gpg >/dev/null 2>&1 && command -v gpgconf >/dev/null 2>&1
+then
+	mkdir -m 700 "$T/gnupg"
+	GNUPGHOME=$T/gnupg gpg --batch --quiet --passphrase '' \
+	    --quick-gen-key 'Alice Developer <alice@example.org>' ed25519 \
+	    sign never >"$T/gpg.log" 2>&1 && gpg_ok=yes
+	alice=$(GNUPGHOME=$T/gnupg gpg --batch --with-colons --list-keys \
+	    alice@example.org 2>/dev/null |
+	    awk -F: '$1 == "fpr" { print $10; exit }')
+	mkdir -p "$T/keyring/openpgp/example.org/alice"
+	GNUPGHOME=$T/gnupg gpg --batch --armor --export "$alice" \
+	    >"$T/keyring/openpgp/example.org/alice/default" 2>>"$T/gpg.log"
+fi
+[ -n "$gpg_ok" ] ||
+    echo "bench-cpu: skipped v01_pass and openpgp_pass: gpg is not installed"
+if [ -n "$gpg_ok" ]; then
+	cp "$seeds"/002-*.patch "$T/mail/v01_pass"
+	KINDS=v01_pass
+fi
+if patatt_setup "$T/patatt"; then
+	cp -R "$T/patatt/keyring/ed25519" "$T/keyring/"
+	sed 's/^From: .*/From: Dev Eloper <dev@example.org>/' \
+	    "$seeds"/003-*.patch >"$T/ed25519.raw"
+	if patatt_sign "$T/ed25519.raw" "$T/mail/ed25519_pass"; then
+		KINDS="$KINDS ed25519_pass"
+	else
+		echo "bench-cpu: skipped ed25519_pass: patatt cannot sign:"
+		sed 's/^/  /' "$T/patatt/sign.log"
+	fi
+	sed 's/^From: .*/From: Alice Developer <alice@example.org>/' \
+	    "$seeds"/004-*.patch >"$T/openpgp.raw"
+	if [ -z "$gpg_ok" ]; then
+		:
+	elif patatt_sign_pgp "$T/openpgp.raw" "$T/mail/openpgp_pass" \
+	    "$T/gnupg" "$alice" alice@example.org; then
+		KINDS="$KINDS openpgp_pass"
+	else
+		echo "bench-cpu: skipped openpgp_pass: patatt cannot sign:"
+		sed 's/^/  /' "$T/patatt/sign.log"
+	fi
+else
+	echo "bench-cpu: skipped ed25519_pass and openpgp_pass: patatt or" \
+	    "git is not installed"
+fi
+KINDS="$KINDS unsigned nonpatch"
+
+# DKIM, for OpenDKIM to verify, added last as a relay adds it
+dkim=
+if [ -n "$OPENDKIM" ] && command -v dkimsign >/dev/null 2>&1 &&
+    command -v openssl >/dev/null 2>&1 &&
+    openssl genrsa -out "$T/dkim.key" 2048 >/dev/null 2>&1; then
+	printf 'sel._domainkey.example.org v=DKIM1; k=rsa; p=%s\n' \
+	    "$(openssl rsa -in "$T/dkim.key" -pubout -outform DER 2>/dev/null |
+	    base64 | tr -d '\n')" >"$T/dkim.keys"
+	dkim=yes
+	for k in $KINDS; do
+		dkimsign --hcanon relaxed --bcanon relaxed sel example.org \
+		    "$T/dkim.key" <"$T/mail/$k" >"$T/mail/$k.dkim" &&
+		    mv "$T/mail/$k.dkim" "$T/mail/$k" || dkim=
+	done
+fi
+[ -z "$OPENDKIM" ] || [ -n "$dkim" ] || echo "bench-cpu: the mail is not" \
+    "DKIM-signed (dkimsign or openssl is missing): OpenDKIM verifies nothing"
+
+# --- the milters' settings -------------------------------------------------
+mkdir -p "$T/archive/new" "$T/archive/cur" "$T/archive/tmp" "$T/state"
+{
+	echo "Archive $T/archive"
+	echo "IndexPath $T/index"
+	[ -z "$gpg_ok" ] || echo "GnuPGHome $T/gnupg"
+	echo "TrustModel gpg"
+	echo "PatattKeyring $T/keyring"
+	echo "Syslog no"
+	echo "ArchiveRefresh 0"
+	[ "$(id -u)" -ne 0 ] || echo "UserID root"
+} >"$T/base.conf"
+if [ -n "$gpg_ok" ]; then
+	"$PATCHATTEST" attest -c "$T/base.conf" -u alice@example.org \
+	    "$seeds"/002-*.patch >"$T/archive/new/1.doc" 2>"$T/attest.log" || {
+		echo "bench-cpu: patchattest attest failed:" >&2
+		cat "$T/attest.log" >&2
+		exit 1
+	}
+fi
+if [ "${BENCH_CPU_BIG_INDEX:-0}" = 1 ]; then
+	echo "bench-cpu: building an index of 1,000,000 attestations"
+	mkdir "$T/big"
+	TMPDIR=$T/big "$builddir/bench/bench-index" -k -d 100000 -t 10 \
+	    -l 1000 >"$T/big.out" 2>&1
+	big=$(sed -n 's/^bench-index: the index is kept in //p' "$T/big.out")
+	if [ -z "$big" ] || [ ! -d "$big" ]; then
+		echo "bench-cpu: bench-index failed:" >&2
+		cat "$T/big.out" >&2
+		exit 1
+	fi
+	sed "s|^IndexPath .*|IndexPath $big|" "$T/base.conf" >"$T/conf.tmp" &&
+	    mv "$T/conf.tmp" "$T/base.conf"
+fi
+"$PATCHATTEST" index -c "$T/base.conf" >"$T/index.log" 2>&1 || {
+	echo "bench-cpu: patchattest index failed:" >&2
+	cat "$T/index.log" >&2
+	exit 1
+}
+{ cat "$T/base.conf"; echo 'StateFile ""'; } >"$T/check.conf"
+{ cat "$T/base.conf"; echo "StateFile $T/state/state.mdb"; } >"$T/ours.conf"
+
+# what ours must say of each kind: what the CLI says (no StateFile)
+for k in $KINDS; do
+	"$PATCHATTEST" check -c "$T/check.conf" --header "$T/mail/$k" \
+	    >"$T/$k.check" 2>&1
+	v=$(sed -n 's/^X-Patch-Attested: *\([^; ]*\).*/\1/p' "$T/$k.check")
+	echo "${v:-(absent)}" >"$T/$k.expect"
+	case $k in
+	*_pass)
+		[ "$v" = pass ] || {
+			echo "bench-cpu: $k mail does not pass:" >&2
+			cat "$T/$k.check" >&2
+			exit 1
+		} ;;
+	esac
+done
+
+cat >"$T/opendkim.conf" <<EOF
+Mode v
+Socket local:$T/opendkim.sock
+Syslog yes
+AuthservID mx.test.example
+TestPublicKeys $T/dkim.keys
+EOF
+[ -n "$dkim" ] || : >"$T/dkim.keys"
+
+# start NAME SOCKETPATH PROG ARG...: the milter NAME, its PID in
+# PID_<NAME> once its socket is there
+start() {
+	sname=$1 ssock=$2
+	shift 2
+	"$@" >"$T/$sname.log" 2>&1 &
+	spid=$!
+	child_note $spid
+	PIDS="$PIDS $spid"
+	i=0
+	until [ -S "$ssock" ]; do
+		if ! child_running $spid || [ $i -ge 300 ]; then
+			echo "bench-cpu: $sname does not listen on $ssock:" >&2
+			cat "$T/$sname.log" >&2
+			exit 1
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	eval "PID_$sname=\$spid"
+}
+MILTERS="floor ours"
+start floor "$T/floor.sock" "$NULLMILTER" -p "unix:$T/floor.sock"
+start ours "$T/ours.sock" "$MILTER" -f -c "$T/ours.conf" \
+    -p "unix:$T/ours.sock"
+if [ -n "$OPENDKIM" ]; then
+	start opendkim "$T/opendkim.sock" "$OPENDKIM" -f -x "$T/opendkim.conf"
+	MILTERS="floor opendkim ours"
+fi
+
+# --- the measurements --------------------------------------------------
+# drive NAME KIND MILTER ARG...: milter-drive on MILTER's socket with KIND's
+# mail; its output in $T/NAME.out, or the bench stops
+drive() {
+	dname=$1 dkind=$2 dmilter=$3
+	shift 3
+	case $dmilter in
+	ours) dfield=X-Patch-Attested ;;
+	opendkim) dfield=Authentication-Results:dkim ;;
+	*) dfield=X-Patch-Attested ;;
+	esac
+	eval "dpid=\$PID_$dmilter"
+	"$DRIVE" -h "$dfield" -p "$dpid" "$@" "unix:$T/$dmilter.sock" \
+	    "$T/mail/$dkind" >"$T/$dname.out" 2>&1 || {
+		echo "bench-cpu: milter-drive failed on $dmilter with" \
+		    "$dkind:" >&2
+		cat "$T/$dname.out" >&2
+		exit 1
+	}
+}
+
+echo
+echo "bench-cpu: CPU per message, $COUNT messages over $CONNS connections" \
+    "(of $PER_CONN messages) after $WARMUP, median of $ROUNDS rounds;" \
+    "latency of $LATENCY messages one at a time in each round"
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	for k in $KINDS; do
+		for m in $MILTERS; do
+			drive "cpu_${k}_$m.$r" "$k" "$m" -c $CONNS \
+			    -m $PER_CONN -w $WARMUP -n "$COUNT"
+			drive "lat_${k}_$m.$r" "$k" "$m" -c 1 -m $PER_CONN \
+			    -w 50 -n "$LATENCY" -o "$T/lat_${k}_$m.$r.us"
+		done
+	done
+	r=$((r + 1))
+done
+
+# cpus NAME: the CPU per message of each round of NAME, one a line
+cpus() {
+	for f in "$T/$1".*.out; do
+		awk '$1 == "cpu_per_message" { print $2 }' "$f"
+	done
+}
+median() {
+	sort -n |
+	    awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
+}
+# quantile NAME Q: the Q quantile (0..1) of every round's latencies
+quantile() {
+	cat "$T/$1".*.us | sort -n | awk -v q="$2" '{ v[NR] = $1 } END {
+		i = int(q * NR) + 1; if (i > NR) i = NR
+		if (NR) printf "%.0f\n", v[i] }'
+}
+for k in $KINDS; do
+	for m in $MILTERS; do
+		cpus "cpu_${k}_$m" | sort -n | awk -v n="cpu_${k}_$m" '
+		    { v[NR] = $1 } END {
+			md = v[int((NR + 1) / 2)]
+			printf "%s %.0f us/msg\n", n, md
+			if (md > 0)
+				printf "%s_spread %.0f %%\n", n,
+				    100 * (v[NR] - v[1]) / md }'
+	done
+	floor=$(cpus "cpu_${k}_floor" | median)
+	ours=$(cpus "cpu_${k}_ours" | median)
+	case $k in
+	v01_pass | ed25519_pass) goal=" (goal: at most 1.25)" ;;
+	*) goal= ;;
+	esac
+	awk -v a="$ours" -v b="$floor" -v n="cpu_$k" -v g="$goal" 'BEGIN {
+		if (b > 0) printf "%s_ratio %.2f ratio%s\n", n, a / b, g }'
+	case $k in
+	nonpatch) goal=" (goal: at most 50)" ;;
+	*) goal= ;;
+	esac
+	awk -v a="$ours" -v b="$floor" -v n="cpu_$k" -v g="$goal" 'BEGIN {
+		printf "%s_over_floor %.0f us/msg%s\n", n, a - b, g }'
+	[ -z "$OPENDKIM" ] || awk -v a="$(cpus "cpu_${k}_opendkim" | median)" \
+	    -v b="$floor" -v n="cpu_$k" 'BEGIN {
+		if (b > 0) printf "%s_opendkim_ratio %.2f ratio\n", n, a / b }'
+	for m in $MILTERS; do
+		for q in p50 p99; do
+			case $q in p50) f=0.50 ;; p99) f=0.99 ;; esac
+			printf 'lat_%s_%s_%s %s us\n' "$k" "$m" $q \
+			    "$(quantile "lat_${k}_$m" $f)"
+		done
+	done
+	awk -v a="$(quantile "lat_${k}_ours" 0.99)" \
+	    -v b="$(quantile "lat_${k}_floor" 0.99)" -v n="lat_$k" 'BEGIN {
+		printf "%s_added_p99 %.0f us\n", n, a - b
+		if (b > 0) printf "%s_p99_ratio %.2f ratio (goal: at most " \
+		    "1.5)\n", n, a / b }'
+	# what the milters said of the mail, over every round
+	for m in ours ${OPENDKIM:+opendkim}; do
+		cat "$T/cpu_${k}_$m".*.out "$T/lat_${k}_$m".*.out |
+		    awk -v n="said_${k}_$m" '/=.* messages$/ {
+			s[$1] += $2 } END { for (v in s)
+				printf "%s %s %d messages\n", n, v, s[v] }'
+	done
+	want=$(cat "$T/$k.expect")
+	cat "$T/cpu_${k}_ours".*.out "$T/lat_${k}_ours".*.out |
+	    grep '^X-Patch-Attested=' | grep -v "^X-Patch-Attested=$want " |
+	    grep -q . && echo "bench-cpu: ours did not always say $want of" \
+	    "$k mail, as patchattest check does: see its figures with care"
+	[ -z "$dkim" ] || ! cat "$T/cpu_${k}_opendkim".*.out \
+	    "$T/lat_${k}_opendkim".*.out | grep 'dkim=' |
+	    grep -qv 'dkim=pass ' || echo "bench-cpu: OpenDKIM did not" \
+	    "always verify the DKIM signature of $k mail: see its figures" \
+	    "with care"
+done
+for p in $PIDS; do
+	child_running "$p" || echo "bench-cpu: milter $p died; see the" \
+	    "figures above with care"
+done
+exit 0
