@@ -166,7 +166,7 @@ replay_one(struct replay *r, size_t k, struct decision *d, struct arrival *a,
 	    rc != PA_ENOTFOUND)
 		return rc;
 	decide_end(r->dc, NULL, NULL, d);
-	decide_arrival(r->dc, r->msg, d, &(struct arrival_origin){ 0 }, a);
+	decide_arrival(r->dc, d, &(struct arrival_origin){ 0 }, a);
 	if ((rc = ledger_record(r->lg, a, err)) != 0)
 		return rc;
 	return ledger_sync(r->lg, err);

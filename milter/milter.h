@@ -98,6 +98,37 @@ struct state_gauges {
 void			 state_gauges(struct state_gauges *);
 
 /*
+ * reload.c: reload_read - the configuration at path into cf, ready to be
+ * put in force after in_use: a file with problems is refused (each one
+ * logged), and a key only a start carries out keeps in_use's value (said
+ * in the log); 0, or the error.  reload_keeps_* - what of a's state
+ * serves b as it is: its PatattKeyring folders' keyring, its deciders'
+ * GnuPG home and trust model, its open index.
+ */
+int	reload_read(const char *path, const struct pa_config *in_use,
+	    struct pa_config *cf);
+int	reload_keeps_keyring(const struct pa_config *a,
+	    const struct pa_config *b);
+int	reload_keeps_gnupg(const struct pa_config *a,
+	    const struct pa_config *b);
+int	reload_keeps_index(const struct pa_config *a,
+	    const struct pa_config *b);
+
+/*
+ * storenotes.c: the state stores' notices (storenotes: the database gone
+ * and back, its journal found damaged), logged once and counted;
+ * storenotes_journal - the journal's damage counted so far;
+ * storenotes_size - StateFile's use against StateMaxSize (lg's, at
+ * path), logged once on the way past 80%, once on the way back under 75%
+ */
+struct statedb_notice;
+struct ledger;
+extern const struct statedb_notice storenotes;
+void	storenotes_journal(unsigned long long *damage,
+	    unsigned long long *lost, unsigned long long *set_aside);
+void	storenotes_size(struct ledger *lg, const char *path);
+
+/*
  * copylog.c: copylog_copy - the ledger's watcher: a copy logged and
  * counted; copylog_counts - the copies counted, the same as the first
  * and differing

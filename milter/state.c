@@ -33,11 +33,6 @@
 #include "sig.h"
 #include "state.h"
 
-/* StateFile's use, in percent of StateMaxSize, said in the log on the
-   way past SIZE_WARN, and again on the way back under SIZE_CALM */
-#define SIZE_WARN	80
-#define SIZE_CALM	75
-
 atomic_long			 state_in_flight;
 
 /*
@@ -67,29 +62,7 @@ static struct decider		**pool;		/* of current */
 static size_t			 pool_len, pool_cap;
 static atomic_ullong		 ledger_faults;	/* ledger_open() failures */
 /* damage found in StateDatabase's journal: times, records, bytes */
-static atomic_ullong		 journal_damage, journal_lost, journal_aside;
-static atomic_int		 ledger_full;	/* over SIZE_WARN, said */
 static atomic_ullong		 pins_faults;	/* pins_open() failures */
-
-static int
-same(const char *a, const char *b)
-{
-	return a && b ? strcmp(a, b) == 0 : a == b;
-}
-
-/* same_folders - the two configurations name the same keyring folders */
-static int
-same_folders(const struct pa_config *a, const struct pa_config *b)
-{
-	size_t i;
-
-	if (a->patatt_keyrings.n != b->patatt_keyrings.n)
-		return 0;
-	for (i = 0; i < a->patatt_keyrings.n; i++)
-		if (strcmp(a->patatt_keyrings.v[i], b->patatt_keyrings.v[i]))
-			return 0;
-	return 1;
-}
 
 /*
  * same_deciders - a decider made for a serves b as well: the same keys,
@@ -98,18 +71,7 @@ same_folders(const struct pa_config *a, const struct pa_config *b)
 static int
 same_deciders(const struct generation *a, const struct generation *b)
 {
-	return a->keys == b->keys && a->cf.trust_model == b->cf.trust_model &&
-	    same(a->cf.gnupg_home, b->cf.gnupg_home);
-}
-
-/* same_index - the index is opened the same way under both */
-static int
-same_index(const struct pa_config *a, const struct pa_config *b)
-{
-	return same(a->index_path, b->index_path) &&
-	    (a->archive == NULL) == (b->archive == NULL) &&
-	    (a->archive_refresh > 0) == (b->archive_refresh > 0) &&
-	    a->learn_from_mail == b->learn_from_mail;
+	return a->keys == b->keys && reload_keeps_gnupg(&a->cf, &b->cf);
 }
 
 /*
@@ -126,7 +88,7 @@ generation_new(struct pa_config *cf, const struct generation *prev,
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return NULL;
 	}
-	if (prev != NULL && same_folders(&prev->cf, cf))
+	if (prev != NULL && reload_keeps_keyring(&prev->cf, cf))
 		g->keys = patatt_keyring_hold(prev->keys);
 	else if (patatt_keyring_new(&g->keys, cf->patatt_keyrings.v,
 	    cf->patatt_keyrings.n, err) != 0) {
@@ -256,36 +218,6 @@ open_index(void)
 		    cf->archive);
 }
 
-/* db_notice - the state database gone away or back, logged once each */
-static void
-db_notice(void *arg, int up, const char *why)
-{
-	(void)arg;
-	if (up)
-		mlog(LOG_LEVEL_INFO, "the state database is back (%s)", why);
-	else
-		mlog(LOG_LEVEL_ERROR, "%s: signer memory and first-use pins "
-		    "cannot be read, and arrival records wait in the journal, "
-		    "until it is back", why);
-}
-
-/*
- * db_damaged - damage found in the journal of the arrival records: what
- * could be read is sent, the rest is set aside beside it; logged, and
- * counted for the metrics
- */
-static void
-db_damaged(void *arg, const char *why, uint64_t lost, uint64_t set_aside)
-{
-	(void)arg;
-	mlog(LOG_LEVEL_ERROR, "%s", why);
-	atomic_fetch_add(&journal_damage, 1);
-	atomic_fetch_add(&journal_lost, lost);
-	atomic_fetch_add(&journal_aside, set_aside);
-}
-
-static const struct statedb_notice notice = { db_notice, NULL, db_damaged };
-
 /*
  * open_pins - (re)open PatattTOFU's pins of the current configuration
  * (index lock held exclusively); when they cannot be used, signatures
@@ -301,41 +233,11 @@ open_pins(void)
 	pins_handle = NULL;
 	if (cf->patatt_tofu != CONFIG_YES)
 		return;
-	if (statedb_pins_open(&pins_handle, cf, 1, 1, &notice, &err) == 0)
+	if (statedb_pins_open(&pins_handle, cf, 1, 1, &storenotes, &err) == 0)
 		return;
 	atomic_fetch_add(&pins_faults, 1);
 	mlog(LOG_LEVEL_ERROR, "%s: signatures that need a key trusted "
 	    "on first use are marked temperror until it is fixed", err.msg);
-}
-
-/*
- * watch_size - StateFile's use against StateMaxSize (index lock held),
- * logged once as it passes SIZE_WARN percent, and once as it is back
- * under SIZE_CALM
- */
-static void
-watch_size(void)
-{
-	struct ledger_size sz;
-	int was;
-
-	if (ledger_handle == NULL || ledger_size(ledger_handle, &sz) != 0 ||
-	    sz.max == 0)
-		return;
-	was = atomic_load(&ledger_full);
-	if (!was && sz.used >= sz.max / 100 * SIZE_WARN &&
-	    atomic_compare_exchange_strong(&ledger_full, &was, 1))
-		mlog(LOG_LEVEL_WARNING, "StateFile %s: %llu of %llu bytes in "
-		    "use (StateMaxSize), over %d%%: from 100%%, the oldest "
-		    "arrival records are removed to make room for new ones",
-		    current->cf.state_file, (unsigned long long)sz.used,
-		    (unsigned long long)sz.max, SIZE_WARN);
-	else if (was && sz.used < sz.max / 100 * SIZE_CALM &&
-	    atomic_compare_exchange_strong(&ledger_full, &was, 0))
-		mlog(LOG_LEVEL_INFO, "StateFile %s: %llu of %llu bytes in use "
-		    "(StateMaxSize), under %d%% again", current->cf.state_file,
-		    (unsigned long long)sz.used, (unsigned long long)sz.max,
-		    SIZE_CALM);
 }
 
 /*
@@ -355,9 +257,9 @@ open_ledger(void)
 	ledger_why[0] = '\0';
 	if (cf->state_file == NULL)
 		return;
-	if (statedb_ledger_open(&ledger_handle, cf, 1, &notice, &err) == 0) {
+	if (statedb_ledger_open(&ledger_handle, cf, 1, &storenotes, &err) == 0) {
 		ledger_watch(ledger_handle, copylog_copy, NULL);
-		watch_size();
+		storenotes_size(ledger_handle, current->cf.state_file);
 		return;
 	}
 	ledger_handle = NULL;
@@ -464,17 +366,17 @@ decider_put(struct decider *dc, struct generation *g)
  * for the log.
  */
 static void
-record(struct decider *dc, const struct mailmsg *msg,
-    const struct arrival_origin *from, struct decision *d, struct pa_err *why)
+record(struct decider *dc, const struct arrival_origin *from,
+    struct decision *d, struct pa_err *why)
 {
 	struct arrival a;
 	size_t n;
 
-	decide_arrival(dc, msg, d, from, &a);
+	decide_arrival(dc, d, from, &a);
 	if (ledger_handle == NULL)
 		pa_err_set(why, "%s", ledger_why);
 	else if (ledger_record(ledger_handle, &a, why) == 0) {
-		watch_size();
+		storenotes_size(ledger_handle, current->cf.state_file);
 		return;
 	}
 	d->unrecorded = 1;
@@ -502,7 +404,7 @@ record_unjudged(struct decider *dc, const struct mailmsg *msg,
 	if (ledger_handle == NULL)
 		pa_err_set(why, "%s", ledger_why);
 	else if (ledger_record(ledger_handle, &a, why) == 0)
-		watch_size();
+		storenotes_size(ledger_handle, current->cf.state_file);
 	pthread_rwlock_unlock(&index_lock);
 }
 
@@ -548,7 +450,7 @@ state_decide(const struct mailmsg *msg, time_t now,
 	    NULL);
 	decide_end(dc, fault ? NULL : index_handle, fault, d);
 	if (g->cf.state_file != NULL)
-		record(dc, msg, from, d, unrecorded);
+		record(dc, from, d, unrecorded);
 	pthread_rwlock_unlock(&index_lock);
 	decider_put(dc, g);
 	return 0;
@@ -580,9 +482,8 @@ state_gauges(struct state_gauges *sg)
 
 	memset(sg, 0, sizeof(*sg));
 	sg->ledger_faults = atomic_load(&ledger_faults);
-	sg->journal_damage = atomic_load(&journal_damage);
-	sg->journal_lost = atomic_load(&journal_lost);
-	sg->journal_aside = atomic_load(&journal_aside);
+	storenotes_journal(&sg->journal_damage, &sg->journal_lost,
+	    &sg->journal_aside);
 	sg->pins_faults = atomic_load(&pins_faults);
 	pthread_rwlock_rdlock(&index_lock);
 	if (index_stat(current->cf.index_path, &st) == 0) {
@@ -623,95 +524,17 @@ state_reopen_index(void)
 	pthread_rwlock_unlock(&index_lock);
 }
 
-/* log_problems - each problem of a configuration refused on reload */
-static void
-log_problems(const struct sbuf *problems, int rc)
-{
-	const char *p, *nl;
-
-	if (problems->len == 0)
-		mlog(LOG_LEVEL_ERROR, "reload: %s", pa_strerror(rc));
-	for (p = problems->buf; p && *p; p = nl ? nl + 1 : NULL) {
-		nl = strchr(p, '\n');
-		mlog(LOG_LEVEL_ERROR, "reload: %.*s", nl ? (int)(nl - p) :
-		    (int)strlen(p), p);
-	}
-	mlog(LOG_LEVEL_ERROR, "reload refused: the configuration in force "
-	    "stays");
-}
-
-/* restart_keys - say which changes a reload cannot carry out */
-static void
-restart_keys(const struct pa_config *was, const struct pa_config *now)
-{
-	if (!same(was->socket, now->socket))
-		mlog(LOG_LEVEL_WARNING, "reload: Socket changed; it takes "
-		    "effect at the next start");
-	if (!same(was->user_id, now->user_id) || was->umask != now->umask ||
-	    !same(was->pid_file, now->pid_file))
-		mlog(LOG_LEVEL_WARNING, "reload: UserID, UMask or PidFile "
-		    "changed; they take effect at the next start");
-	if (!same(was->metrics_listen, now->metrics_listen) ||
-	    was->metrics_remote != now->metrics_remote)
-		mlog(LOG_LEVEL_WARNING, "reload: MetricsListen or "
-		    "MetricsRemote changed; they take effect at the next start "
-		    "(the endpoint is bound before privileges are dropped)");
-}
-
-/*
- * keep_start_keys - now takes in_use's values of the keys only a start
- * carries out (-p's socket among them), so that the generation says what
- * is in use and the next reload compares with that, not with the file
- * as an earlier reload read it
- */
-static int
-keep_start_keys(struct pa_config *now, const struct pa_config *in_use)
-{
-	char **texts[] = { &now->socket, &now->user_id, &now->pid_file,
-	    &now->metrics_listen };
-	const char *used[] = { in_use->socket, in_use->user_id,
-	    in_use->pid_file, in_use->metrics_listen };
-	char *copy;
-	size_t i;
-
-	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
-		copy = NULL;
-		if (used[i] != NULL && (copy = strdup(used[i])) == NULL)
-			return PA_ENOMEM;
-		free(*texts[i]);
-		*texts[i] = copy;
-	}
-	now->umask = in_use->umask;
-	now->metrics_remote = in_use->metrics_remote;
-	return 0;
-}
-
 int
 state_reload(const char *path)
 {
 	struct generation *fresh, *old;
 	struct pa_config cf;
-	struct sbuf problems;
 	struct pa_err err;
 	size_t i;
 	int rc, keep_deciders, keep_index;
 
-	sbuf_init(&problems, 1 << 16);
-	if ((rc = config_init(&cf)) == 0)
-		rc = config_load(&cf, path, &problems);
-	if (rc != 0) {
-		log_problems(&problems, rc);
-		sbuf_release(&problems);
-		config_release(&cf);
+	if ((rc = reload_read(path, &current->cf, &cf)) != 0)
 		return rc;
-	}
-	sbuf_release(&problems);
-	restart_keys(&current->cf, &cf);
-	if (keep_start_keys(&cf, &current->cf) != 0) {
-		mlog(LOG_LEVEL_ERROR, "reload: %s", pa_strerror(PA_ENOMEM));
-		config_release(&cf);
-		return PA_ENOMEM;
-	}
 	if ((fresh = generation_new(&cf, current, &err)) == NULL) {
 		mlog(LOG_LEVEL_ERROR, "reload: %s", err.msg);
 		mlog(LOG_LEVEL_ERROR, "reload refused: the configuration in "
@@ -734,7 +557,7 @@ state_reload(const char *path)
 	else
 		pool_empty();
 	pthread_mutex_unlock(&pool_lock);
-	if (!(keep_index = same_index(&old->cf, &fresh->cf) &&
+	if (!(keep_index = reload_keeps_index(&old->cf, &fresh->cf) &&
 	    index_handle != NULL && !attindex_damaged(index_handle) &&
 	    !attindex_replaced(index_handle)))
 		open_index();

@@ -129,7 +129,7 @@ judge(const struct sbuf *msg, struct decision *d, struct arrival *a)
 		return VERDICT_TEMPERROR;
 	}
 	decide_end(dc, NULL, NULL, d);
-	decide_arrival(dc, m, d,
+	decide_arrival(dc, d,
 	    &(struct arrival_origin){ "<alice@example.org>", NULL, NULL }, a);
 	mailmsg_free(m);
 	if (lg != NULL && (ledger_record(lg, a, &err) != 0 ||

@@ -80,15 +80,13 @@ arrived(const struct decider *dc, const struct arrival_origin *from,
 }
 
 void
-decide_arrival(struct decider *dc, const struct mailmsg *msg,
-    const struct decision *d, const struct arrival_origin *from,
-    struct arrival *a)
+decide_arrival(struct decider *dc, const struct decision *d,
+    const struct arrival_origin *from, struct arrival *a)
 {
 	struct pa_err ignored;
 
-	/* decide_begin() read msg: a patch that cannot be read (too big)
-	   is a temperror, recorded without its hashes */
-	(void)msg;
+	/* a patch decide_begin() could not read (too big) is a temperror,
+	   recorded without its hashes */
 	(void)mailfacts_record(dc->f, a, &ignored);
 	arrived(dc, from, a);
 	if (dc->endpoint)

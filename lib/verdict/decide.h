@@ -162,17 +162,15 @@ void	decider_use_ledger(struct decider *, struct ledger *,
 const char	*decide_habit_identity(const struct decider *);
 
 /*
- * decide_arrival - the arrival record of the message decided last (msg,
- * unchanged since decide_begin()) into a: what the mail gives of it from
- * the facts decide_begin() read (mailfacts_record(): nothing of the mail
- * is read again), and d (its decision by decide_end()), where it came
+ * decide_arrival - the arrival record of the message decided last into
+ * a: what the mail gives of it from the facts decide_begin() read
+ * (mailfacts_record(): nothing of the mail is read again), and d (its decision by decide_end()), where it came
  * from as the MTA said (from), arrived at the time decide_begin() was
  * given.  copy is left for the store.  Call it after decide_end(), before
  * the next message.
  */
-void	decide_arrival(struct decider *, const struct mailmsg *msg,
-	    const struct decision *d, const struct arrival_origin *from,
-	    struct arrival *a);
+void	decide_arrival(struct decider *, const struct decision *d,
+	    const struct arrival_origin *from, struct arrival *a);
 /*
  * decide_arrival_unjudged - the arrival record of a message that
  * decide_begin() took last and found neither a patch nor signed
