@@ -15,9 +15,14 @@
 # ("floor": does nothing, accepts all), patchattest-milter ("ours": a
 # StateFile, as a real server has it, logging to a file; the index holds
 # the seed documents only, or with BENCH_CPU_BIG_INDEX=1 about one million
-# attestations as in bench-milter.sh, built by bench/bench-index -k: 20 s
-# and 800 MB more), and OpenDKIM in verify mode ("opendkim": the public
-# key from a file, no DNS), when it is installed.
+# attestations as in bench-milter.sh, built by bench/bench-index -k: 15 s
+# and 240 MB more), and OpenDKIM in verify mode ("opendkim": the public
+# key from a file, no DNS), when it is installed.  With
+# BENCH_CPU_BEFORE=DIR, the build folder of an earlier patchattest, its
+# milter runs too ("before"), with an index and a StateFile of its own made
+# by its own patchattest (the seed documents only: BENCH_CPU_BIG_INDEX
+# does not reach it), so that a change is measured before and after in
+# one run.
 #
 # The mail, one kind at a time, each DKIM-signed (RSA 2048, relaxed) when
 # dkimsign and openssl are there, so that OpenDKIM verifies a signature:
@@ -40,7 +45,8 @@
 #     round's messages.
 # Prints "name value unit" lines: cpu_KIND_MILTER (and _spread),
 # cpu_KIND_ratio (ours/floor), cpu_KIND_over_floor (ours - floor),
-# cpu_KIND_opendkim_ratio (opendkim/floor); lat_KIND_MILTER_p50 and _p99,
+# cpu_KIND_opendkim_ratio (opendkim/floor), cpu_KIND_before_ratio and
+# _before_over_floor when BENCH_CPU_BEFORE is set; lat_KIND_MILTER_p50 and _p99,
 # lat_KIND_added_p99 (ours - floor) and lat_KIND_p99_ratio (ours/floor);
 # and what ours (X-Patch-Attested) and OpenDKIM (dkim=) said of the mail,
 # which must be what "patchattest check --header" says.  The goals are
@@ -69,8 +75,10 @@ seeds=$srcdir/tests/fixtures/seeds
 . "$srcdir/tests/children.sh"
 . "$srcdir/tests/patatt-lib.sh"
 
+BEFORE=${BENCH_CPU_BEFORE:+$BENCH_CPU_BEFORE/patchattest-milter}
 for p in "$PATCHATTEST" "$MILTER" "$NULLMILTER" "$DRIVE" \
-    "$builddir/bench/bench-index"; do
+    "$builddir/bench/bench-index" ${BEFORE:+"$BEFORE"} \
+    ${BEFORE:+"$BENCH_CPU_BEFORE/patchattest"}; do
 	if [ ! -x "$p" ]; then
 		echo "bench-cpu.sh: $p is missing (make bench builds it)" >&2
 		exit 1
@@ -243,6 +251,20 @@ fi
 }
 { cat "$T/base.conf"; echo 'StateFile ""'; } >"$T/check.conf"
 { cat "$T/base.conf"; echo "StateFile $T/state/state.mdb"; } >"$T/ours.conf"
+if [ -n "$BEFORE" ]; then
+	mkdir "$T/before-state"
+	{
+		sed '/^IndexPath /d' "$T/base.conf"
+		echo "IndexPath $T/before-index"
+		echo "StateFile $T/before-state/state.mdb"
+	} >"$T/before.conf"
+	"$BENCH_CPU_BEFORE/patchattest" index -c "$T/before.conf" \
+	    >"$T/before-index.log" 2>&1 || {
+		echo "bench-cpu: the earlier patchattest index failed:" >&2
+		cat "$T/before-index.log" >&2
+		exit 1
+	}
+fi
 
 # what ours must say of each kind: what the CLI says (no StateFile)
 for k in $KINDS; do
@@ -298,6 +320,11 @@ if [ -n "$OPENDKIM" ]; then
 	start opendkim "$T/opendkim.sock" "$OPENDKIM" -f -x "$T/opendkim.conf"
 	MILTERS="floor opendkim ours"
 fi
+if [ -n "$BEFORE" ]; then
+	start before "$T/before.sock" "$BEFORE" -f -c "$T/before.conf" \
+	    -p "unix:$T/before.sock"
+	MILTERS="$MILTERS before"
+fi
 
 # --- the measurements --------------------------------------------------
 # drive NAME KIND MILTER ARG...: milter-drive on MILTER's socket with KIND's
@@ -306,7 +333,7 @@ drive() {
 	dname=$1 dkind=$2 dmilter=$3
 	shift 3
 	case $dmilter in
-	ours) dfield=X-Patch-Attested ;;
+	ours | before) dfield=X-Patch-Attested ;;
 	opendkim) dfield=Authentication-Results:dkim ;;
 	*) dfield=X-Patch-Attested ;;
 	esac
@@ -377,6 +404,10 @@ for k in $KINDS; do
 	esac
 	awk -v a="$ours" -v b="$floor" -v n="cpu_$k" -v g="$goal" 'BEGIN {
 		printf "%s_over_floor %.0f us/msg%s\n", n, a - b, g }'
+	[ -z "$BEFORE" ] || awk -v a="$(cpus "cpu_${k}_before" | median)" \
+	    -v b="$floor" -v n="cpu_$k" 'BEGIN {
+		if (b > 0) printf "%s_before_ratio %.2f ratio\n", n, a / b
+		printf "%s_before_over_floor %.0f us/msg\n", n, a - b }'
 	[ -z "$OPENDKIM" ] || awk -v a="$(cpus "cpu_${k}_opendkim" | median)" \
 	    -v b="$floor" -v n="cpu_$k" 'BEGIN {
 		if (b > 0) printf "%s_opendkim_ratio %.2f ratio\n", n, a / b }'
@@ -392,8 +423,12 @@ for k in $KINDS; do
 		printf "%s_added_p99 %.0f us\n", n, a - b
 		if (b > 0) printf "%s_p99_ratio %.2f ratio (goal: at most " \
 		    "1.5)\n", n, a / b }'
+	[ -z "$BEFORE" ] || awk -v a="$(quantile "lat_${k}_before" 0.99)" \
+	    -v b="$(quantile "lat_${k}_floor" 0.99)" -v n="lat_$k" 'BEGIN {
+		if (b > 0) printf "%s_before_p99_ratio %.2f ratio\n", n,
+		    a / b }'
 	# what the milters said of the mail, over every round
-	for m in ours ${OPENDKIM:+opendkim}; do
+	for m in ours ${BEFORE:+before} ${OPENDKIM:+opendkim}; do
 		cat "$T/cpu_${k}_$m".*.out "$T/lat_${k}_$m".*.out |
 		    awk -v n="said_${k}_$m" '/=.* messages$/ {
 			s[$1] += $2 } END { for (v in s)

@@ -24,6 +24,8 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,20 @@ static int	 over(struct batch *);
 static int	 forget_unsigned(struct batch *, const char *, size_t);
 static int	 unindex(struct batch *, const MDB_val *, const MDB_val *);
 static void	 index_value(unsigned char *, unsigned, const void *);
+
+/*
+ * note_file - the file's size kept for ledger_size(), looked at after
+ * each commit rather than at each message
+ */
+static void
+note_file(struct ledger_lmdb *l)
+{
+	struct stat st;
+	int fd;
+
+	if (mdb_env_get_fd(l->env, &fd) == 0 && fstat(fd, &st) == 0)
+		atomic_store(&l->file_bytes, (uint64_t)st.st_size);
+}
 
 int
 ledger_commit(struct ledger_lmdb *l, size_t head, size_t n, uint64_t accepted,
@@ -106,7 +122,7 @@ ledger_commit(struct ledger_lmdb *l, size_t head, size_t n, uint64_t accepted,
 	if (rc == 0) {
 		(void)mdb_env_sync(l->env, 1);
 		atomic_store(&l->used, used);
-		ledger_note_file(l);
+		note_file(l);
 	} else {
 		copy_news_clear(&l->news);
 		ledger_fail(l, err, "cannot write", rc);

@@ -125,12 +125,6 @@ struct ledger_lmdb {
  */
 int	ledger_fail(const struct ledger_lmdb *, struct pa_err *, const char *what,
 	    int rc);
-/*
- * ledger_note_file - the file's size kept for ledger_size(), looked at
- * after each commit rather than at each message
- */
-void	ledger_note_file(struct ledger_lmdb *);
-
 /* ledger_intact - 0, or PA_ERROR when the file was cut under us */
 int	ledger_intact(const struct ledger_lmdb *, struct pa_err *);
 /*

@@ -339,16 +339,6 @@ ledger_check(const char *path, struct pa_err *err)
 	return rc;
 }
 
-void
-ledger_note_file(struct ledger_lmdb *l)
-{
-	struct stat st;
-	int fd;
-
-	if (mdb_env_get_fd(l->env, &fd) == 0 && fstat(fd, &st) == 0)
-		atomic_store(&l->file_bytes, (uint64_t)st.st_size);
-}
-
 /* lmdb_ledger_size - ledger_size() of the LMDB store */
 int
 lmdb_ledger_size(struct ledger *base, struct ledger_size *out)
