@@ -1,19 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mtaconn - a milter spoken to as Postfix speaks to it: see mtaconn.h.
+ * The conversation: which steps, with which macros, and what the replies
+ * may be; mtawire.c carries its bytes.
  */
 #include "config.h"
 
-#include <sys/socket.h>
-#include <sys/types.h>
-#include <sys/un.h>
-
 #include <arpa/inet.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <poll.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,10 +19,10 @@
 #include "base.h"
 #include "benchutil.h"
 #include "mtaconn.h"
+#include "mtawire.h"
 
 #define MAX_OUT		((size_t)96 << 20)	/* packets not yet written */
 #define MAX_FIELD	((size_t)32 << 20)	/* one header field */
-#define MAX_REPLY	((size_t)1 << 20)	/* data of a reply packet */
 #define MAX_REPLIES	10000	/* replies to one step before its last */
 #define CLIENT_NAME	"client.example.net"
 #define CLIENT_ADDR	"192.0.2.10"
@@ -105,14 +98,6 @@ static const struct {
 	{ SMFIC_BODYEOB, "SMFIC_BODYEOB" }
 };
 
-static int		 fail(struct mtaconn *, const char *, ...)
-			    __attribute__((format(printf, 2, 3)));
-static int		 conn_open(struct mtaconn *);
-static int		 wait_fd(struct mtaconn *, short);
-static int		 flush_out(struct mtaconn *);
-static int		 read_full(struct mtaconn *, void *, size_t);
-static int		 reply_read(struct mtaconn *, int *);
-static void		 packet(struct mtaconn *, int, const void *, size_t);
 static void		 macros(struct mtaconn *, enum stage, int,
 			    const char *);
 static int		 strings(const struct sbuf *, size_t, int, int);
@@ -127,64 +112,6 @@ static enum mta_outcome	 headers(struct mtaconn *, const struct mtamail *,
 			    size_t, const char *);
 static int		 negotiate(struct mtaconn *);
 
-/* fail - why c failed, said once; -1 */
-static int
-fail(struct mtaconn *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(c->err, sizeof(c->err), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-int
-mta_sockaddr(const char *s, struct sockaddr_storage *sa, socklen_t *len,
-    char *why, size_t whysize)
-{
-	struct sockaddr_un *sun = (struct sockaddr_un *)(void *)sa;
-	struct addrinfo hints, *ai;
-	char port[16], host[256];
-	const char *colon = strchr(s, ':'), *at, *path = s;
-	int rc;
-
-	memset(sa, 0, sizeof(*sa));
-	if (strncmp(s, "inet:", 5) == 0 || strncmp(s, "inet6:", 6) == 0) {
-		at = strchr(colon, '@');
-		if (at == NULL || at == colon + 1 || at[1] == '\0' ||
-		    (size_t)(at - colon) > sizeof(port) ||
-		    strlen(at + 1) >= sizeof(host)) {
-			snprintf(why, whysize, "not inet:PORT@HOST");
-			return -1;
-		}
-		memcpy(port, colon + 1, (size_t)(at - colon - 1));
-		port[at - colon - 1] = '\0';
-		memcpy(host, at + 1, strlen(at + 1) + 1);
-		memset(&hints, 0, sizeof(hints));
-		hints.ai_family = colon - s == 5 ? AF_INET6 : AF_INET;
-		hints.ai_socktype = SOCK_STREAM;
-		if ((rc = getaddrinfo(host, port, &hints, &ai)) != 0) {
-			snprintf(why, whysize, "%s", gai_strerror(rc));
-			return -1;
-		}
-		memcpy(sa, ai->ai_addr, ai->ai_addrlen);
-		*len = ai->ai_addrlen;
-		freeaddrinfo(ai);
-		return 0;
-	}
-	if (strncmp(s, "unix:", 5) == 0 || strncmp(s, "local:", 6) == 0)
-		path = colon + 1;
-	if (path[0] == '\0' || strlen(path) >= sizeof(sun->sun_path)) {
-		snprintf(why, whysize, "not unix:PATH with a path that fits");
-		return -1;
-	}
-	sun->sun_family = AF_UNIX;
-	memcpy(sun->sun_path, path, strlen(path) + 1);
-	*len = sizeof(*sun);
-	return 0;
-}
-
 void
 mtaconn_init(struct mtaconn *c)
 {
@@ -193,7 +120,7 @@ mtaconn_init(struct mtaconn *c)
 	c->timeout_s = 30;
 	c->idfield = "";
 	sbuf_init(&c->out, MAX_OUT);
-	sbuf_init(&c->in, MAX_REPLY);
+	sbuf_init(&c->in, MTAWIRE_MAX_REPLY);
 	sbuf_init(&c->hdr, MAX_FIELD);
 }
 
@@ -210,147 +137,6 @@ mtaconn_release(struct mtaconn *c)
 	sbuf_release(&c->out);
 	sbuf_release(&c->in);
 	sbuf_release(&c->hdr);
-}
-
-/*
- * conn_open - a non-blocking connection to SOCKET, tried again for
- * c->timeout_s while nothing listens there yet (a milter starting)
- */
-static int
-conn_open(struct mtaconn *c)
-{
-	double deadline = bench_now() + (double)c->timeout_s;
-	int e;
-
-	for (;;) {
-		if ((c->fd = socket(c->addr->ss_family, SOCK_STREAM, 0)) < 0)
-			return fail(c, "socket: %s", strerror(errno));
-		if (connect(c->fd, (const struct sockaddr *)c->addr,
-		    c->addrlen) == 0)
-			break;
-		e = errno;
-		close(c->fd);
-		c->fd = -1;
-		if ((e != ENOENT && e != ECONNREFUSED) ||
-		    bench_now() > deadline)
-			return fail(c, "cannot connect to %s: %s", c->sockname,
-			    strerror(e));
-		usleep(20000);
-	}
-	if (fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK) != 0)
-		return fail(c, "%s: %s", c->sockname, strerror(errno));
-	return 0;
-}
-
-/* wait_fd - c's socket ready for events within c->timeout_s; 0 or -1 */
-static int
-wait_fd(struct mtaconn *c, short events)
-{
-	struct pollfd pfd = { .fd = c->fd, .events = events };
-	int n;
-
-	while ((n = poll(&pfd, 1, (int)c->timeout_s * 1000)) < 0 &&
-	    errno == EINTR)
-		;
-	if (n < 0)
-		return fail(c, "poll: %s", strerror(errno));
-	if (n == 0 && events == POLLIN)
-		return fail(c, "no reply to %s within %lu s", c->awaited,
-		    c->timeout_s);
-	if (n == 0)
-		return fail(c, "the milter read nothing for %lu s (sending "
-		    "%s)", c->timeout_s, c->awaited);
-	return 0;
-}
-
-/* flush_out - the packets waiting written */
-static int
-flush_out(struct mtaconn *c)
-{
-	size_t off = 0;
-	ssize_t n;
-
-	if (sbuf_failed(&c->out))
-		return fail(c, "out of memory for the packets");
-	while (off < c->out.len) {
-		if (wait_fd(c, POLLOUT) != 0)
-			return -1;
-		n = send(c->fd, c->out.buf + off, c->out.len - off,
-		    MSG_NOSIGNAL);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
-			return fail(c, "the milter closed the connection "
-			    "before %s", c->awaited);
-		if (n < 0)
-			return fail(c, "cannot write %s: %s", c->awaited,
-			    strerror(errno));
-		off += (size_t)n;
-	}
-	sbuf_reset(&c->out);
-	return 0;
-}
-
-/* read_full - n bytes of the milter's into p */
-static int
-read_full(struct mtaconn *c, void *p, size_t n)
-{
-	ssize_t got;
-
-	while (n > 0) {
-		if (wait_fd(c, POLLIN) != 0)
-			return -1;
-		got = recv(c->fd, p, n, 0);
-		if (got < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (got == 0 || (got < 0 && errno == ECONNRESET))
-			return fail(c, "the milter closed the connection "
-			    "instead of answering %s", c->awaited);
-		if (got < 0)
-			return fail(c, "cannot read the reply to %s: %s",
-			    c->awaited, strerror(errno));
-		p = (char *)p + got;
-		n -= (size_t)got;
-	}
-	return 0;
-}
-
-/* reply_read - one reply packet: its command into *cmd, its data c->in */
-static int
-reply_read(struct mtaconn *c, int *cmd)
-{
-	unsigned char head[5], chunk[8192];
-	uint32_t len;
-	size_t n;
-
-	if (flush_out(c) != 0 || read_full(c, head, sizeof(head)) != 0)
-		return -1;
-	memcpy(&len, head, 4);
-	len = ntohl(len);
-	if (len < 1 || len - 1 > MAX_REPLY)
-		return fail(c, "a reply to %s of %lu bytes: not a milter's "
-		    "(from 1 to %zu)", c->awaited, (unsigned long)len,
-		    MAX_REPLY + 1);
-	*cmd = head[4];
-	sbuf_reset(&c->in);
-	for (len--; len > 0; len -= (uint32_t)n) {
-		n = len < sizeof(chunk) ? len : sizeof(chunk);
-		if (read_full(c, chunk, n) != 0)
-			return -1;
-		sbuf_add(&c->in, chunk, n);
-	}
-	return sbuf_failed(&c->in) ? fail(c, "out of memory") : 0;
-}
-
-/* packet - cmd and its data queued, to be written with the next flush */
-static void
-packet(struct mtaconn *c, int cmd, const void *data, size_t len)
-{
-	uint32_t n = htonl((uint32_t)len + 1);
-
-	sbuf_add(&c->out, &n, 4);
-	sbuf_addch(&c->out, cmd);
-	sbuf_add(&c->out, data, len);
 }
 
 /*
@@ -385,7 +171,7 @@ macros(struct mtaconn *c, enum stage st, int event, const char *qid)
 		memcpy(data + len + n + 1, value, k + 1);
 		len += n + k + 2;
 	}
-	packet(c, SMFIC_MACRO, data, len);
+	mtawire_packet(c, SMFIC_MACRO, data, len);
 }
 
 /*
@@ -483,7 +269,7 @@ answer(struct mtaconn *c, int event)
 	int cmd;
 
 	for (n = 0; n < MAX_REPLIES; n++) {
-		if (reply_read(c, &cmd) != 0)
+		if (mtawire_reply(c, &cmd) != 0)
 			return MTA_ERROR;
 		for (i = 0; i < sizeof(replies) / sizeof(replies[0]) &&
 		    replies[i].cmd != cmd; i++)
@@ -491,8 +277,8 @@ answer(struct mtaconn *c, int event)
 		if (i == sizeof(replies) / sizeof(replies[0]) ||
 		    (replies[i].eom_only && event != SMFIC_BODYEOB) ||
 		    shape_ok(in, replies[i].shape) != 0) {
-			fail(c, "the reply '%c' (%#x) with %zu bytes of data "
-			    "to %s: not one the protocol allows there",
+			mtawire_fail(c, "the reply '%c' (%#x) with %zu bytes "
+			    "of data to %s: not one the protocol allows there",
 			    cmd > ' ' && cmd < 127 ? cmd : '?', cmd, in->len,
 			    c->awaited);
 			return MTA_ERROR;
@@ -508,7 +294,7 @@ answer(struct mtaconn *c, int event)
 		if (replies[i].decides != MTA_N)
 			return replies[i].decides;
 	}
-	fail(c, "over %d replies to %s", MAX_REPLIES, c->awaited);
+	mtawire_fail(c, "over %d replies to %s", MAX_REPLIES, c->awaited);
 	return MTA_ERROR;
 }
 
@@ -533,7 +319,7 @@ step(struct mtaconn *c, int event, enum stage st, unsigned long no,
 	macros(c, st, event, qid);
 	if (c->steps & no)
 		return MTA_CONTINUE;
-	packet(c, event, data, len);
+	mtawire_packet(c, event, data, len);
 	if (c->steps & nr)
 		return MTA_CONTINUE;
 	if ((o = answer(c, event)) == MTA_SKIP) {
@@ -572,7 +358,7 @@ headers(struct mtaconn *c, const struct mtamail *m, size_t seq,
 		sbuf_addstr(&c->hdr, value + (!(c->steps &
 		    SMFIP_HDR_LEADSPC) && value[0] == ' '));
 		if (sbuf_failed(&c->hdr)) {
-			fail(c, "out of memory");
+			mtawire_fail(c, "out of memory");
 			return MTA_ERROR;
 		}
 		o = step(c, SMFIC_HEADER, ST_EOH, 0, SMFIP_NR_HDR, qid,
@@ -618,7 +404,7 @@ mtaconn_message(struct mtaconn *c, const struct mtamail *m, size_t seq,
 		o = step(c, SMFIC_BODYEOB, ST_EOM, 0, 0, qid, NULL, 0);
 	*lat = bench_now() - start;
 	if (o != MTA_ERROR)
-		packet(c, SMFIC_ABORT, NULL, 0);
+		mtawire_packet(c, SMFIC_ABORT, NULL, 0);
 	return o == MTA_CONTINUE ? MTA_ACCEPT : o;
 }
 
@@ -640,31 +426,33 @@ negotiate(struct mtaconn *c)
 		c->symlist[i] = NULL;
 	}
 	c->awaited = "SMFIC_OPTNEG";
-	packet(c, SMFIC_OPTNEG, v, sizeof(v));
-	if (reply_read(c, &cmd) != 0)
+	mtawire_packet(c, SMFIC_OPTNEG, v, sizeof(v));
+	if (mtawire_reply(c, &cmd) != 0)
 		return -1;
 	if (cmd != SMFIC_OPTNEG || c->in.len < sizeof(v))
-		return fail(c, "the reply '%c' (%#x) with %zu bytes of data "
-		    "to SMFIC_OPTNEG: not an SMFIC_OPTNEG", cmd > ' ' &&
-		    cmd < 127 ? cmd : '?', cmd, c->in.len);
+		return mtawire_fail(c, "the reply '%c' (%#x) with %zu bytes "
+		    "of data to SMFIC_OPTNEG: not an SMFIC_OPTNEG",
+		    cmd > ' ' && cmd < 127 ? cmd : '?', cmd, c->in.len);
 	memcpy(v, c->in.buf, sizeof(v));
 	if (ntohl(v[0]) < 2 || ntohl(v[0]) > SMFI_PROT_VERSION)
-		return fail(c, "the milter speaks protocol version %lu, not "
-		    "2 to %d", (unsigned long)ntohl(v[0]), SMFI_PROT_VERSION);
+		return mtawire_fail(c, "the milter speaks protocol version "
+		    "%lu, not 2 to %d", (unsigned long)ntohl(v[0]),
+		    SMFI_PROT_VERSION);
 	if (ntohl(v[1]) & ~(unsigned long)SMFI_CURR_ACTS)
-		return fail(c, "the milter wants actions %#lx, beyond those "
-		    "offered", (unsigned long)ntohl(v[1]));
+		return mtawire_fail(c, "the milter wants actions %#lx, beyond "
+		    "those offered", (unsigned long)ntohl(v[1]));
 	c->steps = ntohl(v[2]);
 	end = c->in.buf + c->in.len;
 	for (p = c->in.buf + sizeof(v); p < end; p = nul + 1) {
 		if (end - p < 5 || (nul = memchr(p + 4, '\0',
 		    (size_t)(end - p - 4))) == NULL)
-			return fail(c, "SMFIC_OPTNEG's macro lists cut short");
+			return mtawire_fail(c, "SMFIC_OPTNEG's macro lists "
+			    "cut short");
 		memcpy(v, p, 4);
 		if (ntohl(v[0]) < MTA_STAGES) {
 			free(c->symlist[ntohl(v[0])]);
 			if ((c->symlist[ntohl(v[0])] = strdup(p + 4)) == NULL)
-				return fail(c, "out of memory");
+				return mtawire_fail(c, "out of memory");
 		}
 	}
 	return 0;
@@ -680,7 +468,7 @@ mtaconn_open(struct mtaconn *c, unsigned port)
 	enum mta_outcome o;
 
 	c->skip = c->closing = 0;
-	if (conn_open(c) != 0 || negotiate(c) != 0)
+	if (mtawire_open(c) != 0 || negotiate(c) != 0)
 		return MTA_ERROR;
 	memcpy(client, CLIENT_NAME, len);
 	client[len++] = SMFIA_INET;
@@ -702,9 +490,9 @@ void
 mtaconn_close(struct mtaconn *c, enum mta_outcome opened)
 {
 	if (c->fd >= 0 && opened == MTA_CONTINUE && !c->closing) {
-		packet(c, SMFIC_QUIT, NULL, 0);
+		mtawire_packet(c, SMFIC_QUIT, NULL, 0);
 		c->awaited = "SMFIC_QUIT";
-		(void)flush_out(c);	/* the milter may be gone: no matter */
+		(void)mtawire_flush(c);	/* the milter may be gone: no matter */
 	}
 	if (c->fd >= 0)
 		close(c->fd);
