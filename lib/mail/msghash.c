@@ -215,16 +215,19 @@ msghash_text(unsigned char out[DIGEST_LEN], const char *msg, size_t len)
 	return rc;
 }
 
+/* patch_text - the patch as cleaning which reads it, into *t and *tlen */
 static int
-hash_p(struct msghash_work *r, size_t which, unsigned char out[DIGEST_LEN])
+patch_text(struct msghash_work *r, size_t which, const char **t,
+    size_t *tlen)
 {
 	const struct sbuf *patch = &r->mi.patch;
-	const char *t = patch->buf;
-	size_t tlen = patch->len;
 	int rc;
 
+	*t = patch->buf;
+	*tlen = patch->len;
+
 	if (pclean[which].strict_text)
-		rc = as_text(r, patch->buf, patch->len, &t, &tlen);
+		rc = as_text(r, patch->buf, patch->len, t, tlen);
 	else if (r->charset[0] == '\0')
 		rc = PA_ENOHASH;
 	else if ((strcmp(r->charset, "utf-8") == 0 ||
@@ -234,14 +237,12 @@ hash_p(struct msghash_work *r, size_t which, unsigned char out[DIGEST_LEN])
 	else {
 		sbuf_reset(&r->text);
 		rc = pycodec_decode(&r->text, r->charset, patch->buf, patch->len);
-		t = r->text.buf;
-		tlen = r->text.len;
+		*t = r->text.buf;
+		*tlen = r->text.len;
 		if (rc == PA_ECHARSET || rc == PA_ERROR)
 			rc = PA_ENOHASH;
 	}
-	if (rc != 0)
-		return rc;
-	return patchclean_hash(out, pclean[which].algo, t, tlen);
+	return rc;
 }
 
 static void
@@ -294,7 +295,8 @@ run_one(struct msghash_work *r, struct msghash *h, const char *text, size_t len,
 {
 	struct mailinfo_opts o = { 0 };
 	unsigned char i[32], m[32], p[32];
-	size_t k;
+	const char *t, *hashed = NULL;	/* the patch's own bytes, hashed */
+	size_t k, tlen;
 	int rc, got = 0, why = PA_ENOPATCH;
 
 	o.convert = !(origin & MSGHASH_O_MODE_N);
@@ -320,7 +322,18 @@ run_one(struct msghash_work *r, struct msghash *h, const char *text, size_t len,
 		return rc;
 	}
 	for (k = 0; k < ncleanings; k++) {
-		rc = hash_p(r, k, p);
+		/*
+		 * A UTF-8 patch without CR reads the same as text and as its
+		 * charset: the cleaning before, of the same algorithm, hashed
+		 * the same bytes, and its entry is there.
+		 */
+		if ((rc = patch_text(r, k, &t, &tlen)) == 0 && t == hashed &&
+		    t == r->mi.patch.buf && pclean[k].algo == pclean[k - 1].algo)
+			continue;
+		hashed = NULL;
+		if (rc == 0 && (rc = patchclean_hash(p, pclean[k].algo, t,
+		    tlen)) == 0 && t == r->mi.patch.buf)
+			hashed = t;
 		if (rc == PA_ENOMEM)
 			return rc;
 		if (rc != 0) {
