@@ -148,20 +148,29 @@ flush(struct pid_state *st)
 	return 0;
 }
 
-/* hash_line - the line without its whitespace */
+/*
+ * hash_line - the line without its whitespace, gathered first: a digest
+ * update per word costs more than the word
+ */
 static void
 hash_line(struct pid_state *st, const struct pid_line *l)
 {
-	size_t i = 0, j;
+	char kept[512];
+	size_t i, n = 0;
 
-	while (i < l->n) {
-		while (i < l->n && git_space((unsigned char)l->s[i]))
-			i++;
-		for (j = i; j < l->n && !git_space((unsigned char)l->s[j]); j++)
-			;
-		digest_update(&st->d, l->s + i, j - i);
-		st->patchlen += (long)(j - i);
-		i = j;
+	for (i = 0; i < l->n; i++) {
+		if (git_space((unsigned char)l->s[i]))
+			continue;
+		if (n == sizeof(kept)) {
+			digest_update(&st->d, kept, n);
+			st->patchlen += (long)n;
+			n = 0;
+		}
+		kept[n++] = l->s[i];
+	}
+	if (n > 0) {
+		digest_update(&st->d, kept, n);
+		st->patchlen += (long)n;
 	}
 }
 
