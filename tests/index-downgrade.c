@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * index-downgrade - the index at DIR (of this schema) written again as
- * the versions before schema 3 wrote it (rawindex.h): its documents and
- * archive marks, nothing else (built for make check, not a test itself;
+ * the versions of an earlier schema wrote it (rawindex.h): its documents
+ * and archive marks, nothing else (built for make check, not a test itself;
  * tests/t-cli.sh and tests/t-milter.sh make the index that an upgrade
  * then meets).
  *
  *	index-downgrade DIR [SCHEMA]
  *
- * SCHEMA is 2 (the default) or 1.  The program must be the index's only
- * user.  Exit status 0, 1 on a fault (said on standard error).
+ * SCHEMA is 2 (the default), 1 or 3.  The program must be the index's
+ * only user.  Exit status 0, 1 on a fault (said on standard error).
  */
 #include "config.h"
 
@@ -60,7 +60,7 @@ read_index(const char *dir, size_t *ndocs, size_t *nmarks)
 	rc = mdb_env_open(env, dir, MDB_RDONLY, 0600);
 	if (rc == 0)
 		rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
-	if (rc != 0 || mdb_dbi_open(txn, "records", MDB_INTEGERKEY,
+	if (rc != 0 || mdb_dbi_open(txn, "records4", MDB_INTEGERKEY,
 	    &recs) != 0 || mdb_dbi_open(txn, "meta", 0, &meta) != 0 ||
 	    mdb_cursor_open(txn, recs, &cur) != 0) {
 		mdb_env_close(env);
@@ -103,8 +103,8 @@ main(int argc, char **argv)
 	size_t ndocs, nmarks;
 	int schema = argc == 3 ? atoi(argv[2]) : 2, rc;
 
-	if (argc < 2 || argc > 3 || (schema != 1 && schema != 2)) {
-		fprintf(stderr, "usage: index-downgrade DIR [1|2]\n");
+	if (argc < 2 || argc > 3 || schema < 1 || schema > 3) {
+		fprintf(stderr, "usage: index-downgrade DIR [1|2|3]\n");
 		return 1;
 	}
 	if (read_index(argv[1], &ndocs, &nmarks) != 0) {

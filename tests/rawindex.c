@@ -22,6 +22,8 @@ static void	 put_field(struct sbuf *, int, const void *, size_t);
 static int	 record(struct sbuf *, int, const struct old_doc *);
 static int	 put_doc(MDB_txn *, MDB_dbi[3], int, const struct old_doc *,
 		    struct sbuf *);
+static int	 put_doc3(MDB_txn *, MDB_dbi[3], size_t,
+		    const struct old_doc *, struct sbuf *);
 
 /* group_modes - the files at dir for the group to read, best effort */
 static void
@@ -51,8 +53,9 @@ put_field(struct sbuf *sb, int tag, const void *p, size_t len)
 }
 
 /*
- * record - a document's record of schema 1 (no checksum) or 2 (the first
- * 8 bytes of SHA-256 over its docid and the bytes before the field)
+ * record - a document's record of schema 1 (no checksum), 2 (the first
+ * 8 bytes of SHA-256 over its docid and the bytes before the field) or 3
+ * (its docid as the first field, the checksum over the bytes before)
  */
 static int
 record(struct sbuf *sb, int schema, const struct old_doc *o)
@@ -73,15 +76,18 @@ record(struct sbuf *sb, int schema, const struct old_doc *o)
 		when[i] = (unsigned char)(w >> (56 - 8 * i));
 	sbuf_reset(sb);
 	sbuf_addch(sb, schema);
+	if (schema == 3)
+		put_field(sb, 9, d->docid, 32);
 	put_field(sb, 1, &code, 1);
 	put_field(sb, 2, when, 8);
 	for (i = 0; i < 4; i++)
 		if (str[i][0] != '\0')
 			put_field(sb, 3 + (int)i, str[i], strlen(str[i]));
 	put_field(sb, 7, o->t, o->n * 96);
-	if (schema == 2) {
+	if (schema >= 2) {
 		digest_init(&dg);
-		digest_update(&dg, d->docid, 32);
+		if (schema == 2)
+			digest_update(&dg, d->docid, 32);
 		digest_update(&dg, sb->buf, sb->len);
 		digest_final(&dg, md);
 		digest_release(&dg);
@@ -131,6 +137,47 @@ put_doc(MDB_txn *txn, MDB_dbi dbi[3], int schema, const struct old_doc *o,
 	return 0;
 }
 
+/*
+ * put_doc3 - schema 3: its record under number num in records, its docid
+ * in docids, an attids entry for each of its triples' IDs
+ */
+static int
+put_doc3(MDB_txn *txn, MDB_dbi dbi[3], size_t num, const struct old_doc *o,
+    struct sbuf *sb)
+{
+	unsigned char key[20];
+	MDB_val k, v;
+	size_t i;
+	int rc;
+
+	if ((rc = record(sb, 3, o)) != 0)
+		return ENOMEM;
+	k.mv_data = &num;
+	k.mv_size = sizeof(num);
+	v.mv_data = sb->buf;
+	v.mv_size = sb->len;
+	if ((rc = mdb_put(txn, dbi[0], &k, &v, 0)) != 0)
+		return rc;
+	bigend_put64(key + 12, num);
+	k.mv_data = (void *)o->d.docid;
+	k.mv_size = 32;
+	v.mv_data = key + 12;
+	v.mv_size = 8;
+	if ((rc = mdb_put(txn, dbi[1], &k, &v, 0)) != 0)
+		return rc;
+	for (i = 0; i < o->n; i++) {
+		memcpy(key, o->t[i].i, 4);
+		memcpy(key + 4, o->t[i].m, 4);
+		memcpy(key + 8, o->t[i].p, 4);
+		k.mv_data = key;
+		k.mv_size = sizeof(key);
+		v.mv_size = 0;
+		if ((rc = mdb_put(txn, dbi[2], &k, &v, 0)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
 int
 rawindex_old(const char *dir, int schema, const struct old_doc *docs,
     size_t n, const struct archive_mark *marks, size_t nmarks)
@@ -156,7 +203,12 @@ rawindex_old(const char *dir, int schema, const struct old_doc *docs,
 		goto out;
 	/* For the group to read, as those versions made them. */
 	group_modes(dir);
-	if ((rc = mdb_dbi_open(txn, "meta", MDB_CREATE, &meta)) != 0 ||
+	if ((rc = mdb_dbi_open(txn, "meta", MDB_CREATE, &meta)) != 0)
+		goto abort;
+	if (schema == 3 ? (rc = mdb_dbi_open(txn, "records",
+	    MDB_CREATE | MDB_INTEGERKEY, &dbi[0])) != 0 ||
+	    (rc = mdb_dbi_open(txn, "docids", MDB_CREATE, &dbi[1])) != 0 ||
+	    (rc = mdb_dbi_open(txn, "attids", MDB_CREATE, &dbi[2])) != 0 :
 	    (rc = mdb_dbi_open(txn, "docs", MDB_CREATE, &dbi[0])) != 0 ||
 	    (rc = mdb_dbi_open(txn, "att",
 	    MDB_CREATE | MDB_DUPSORT | MDB_DUPFIXED, &dbi[1])) != 0 ||
@@ -164,7 +216,9 @@ rawindex_old(const char *dir, int schema, const struct old_doc *docs,
 	    MDB_CREATE | MDB_DUPSORT | MDB_DUPFIXED, &dbi[2])) != 0)
 		goto abort;
 	for (i = 0; i < n; i++)
-		if ((rc = put_doc(txn, dbi, schema, &docs[i], &sb)) != 0)
+		if ((rc = schema == 3 ?
+		    put_doc3(txn, dbi, i + 1, &docs[i], &sb) :
+		    put_doc(txn, dbi, schema, &docs[i], &sb)) != 0)
 			goto abort;
 	for (i = 0; i < nmarks; i++) {
 		snprintf(key, sizeof(key), "mark:%s", marks[i].name);
@@ -175,6 +229,13 @@ rawindex_old(const char *dir, int schema, const struct old_doc *docs,
 		if ((rc = mdb_put(txn, meta, &k, &v, 0)) != 0)
 			goto abort;
 	}
+	bigend_put64((unsigned char *)key, n + 1);
+	k.mv_data = "next";
+	k.mv_size = 4;
+	v.mv_data = key;
+	v.mv_size = 8;
+	if (schema == 3 && (rc = mdb_put(txn, meta, &k, &v, 0)) != 0)
+		goto abort;
 	snprintf(stamp, sizeof(stamp), "patchattest-index %d", schema);
 	k.mv_data = "schema";
 	k.mv_size = 6;

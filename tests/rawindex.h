@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rawindex - an index's file written and edited with LMDB itself, for
- * the tests: an index of schema 1 or 2 written as the versions before
- * schema 3 wrote it (their databases docs, att, byi and meta, their keys
- * and their record forms, kept here as they were), for the upgrade and a
+ * the tests: an index of schema 1, 2 or 3 written as the versions of
+ * those schemas wrote it (schemas 1 and 2: the databases docs, att, byi
+ * and meta; schema 3: records, docids, attids and meta; their keys and
+ * their record forms, kept here as they were), for the upgrade and a
  * reader to meet; and a database of any index edited, to damage it.
  */
 #ifndef PA_TESTS_RAWINDEX_H
@@ -22,7 +23,7 @@ struct old_doc {
 };
 
 /*
- * rawindex_old - a new index of schema (1 or 2) at dir (made, and
+ * rawindex_old - a new index of schema (1, 2 or 3) at dir (made, and
  * empty), holding the n documents of docs and the marks; 0 or an LMDB
  * or errno code
  */

@@ -4,8 +4,8 @@
  * as their versions wrote them (rawindex.c): a reader refuses them and
  * says to run patchattest index; a writer upgrades them in place, after
  * which every lookup by attestation ID and by i finds what the documents
- * hold, and the archive marks are kept; a program of schema 2 that still
- * has the index open gets errors, never empty answers; a damaged record
+ * hold, and the archive marks are kept; a program of schema 2 or 3 that
+ * still has the index open gets errors, never empty answers; a damaged record
  * stops the upgrade, leaving the index as it was.
  *
  * Everything happens in a temporary directory, removed at the end.
@@ -64,10 +64,16 @@ gen_docs(void)
 			d->docid[b] = byte(k, b);
 		d->status = k % 3 == 0 ? PGP_SIG_BAD : PGP_SIG_GOOD;
 		d->when = 1600000000 + (time_t)k * 3600;
-		snprintf(d->fpr, sizeof(d->fpr), "%040u", k);
+		snprintf(d->fpr, sizeof(d->fpr), k % 2 ? "%040u" : "%038X%02u",
+		    k * 2654435761u, k);
 		snprintf(d->uids, sizeof(d->uids), "Dev %u <dev%u@example.org>",
 		    k, k);
-		snprintf(d->where, sizeof(d->where), "git/0.git:%u", k);
+		/* A commit's hex, or a run too short to be kept as bytes. */
+		if (k % 4 == 0)
+			snprintf(d->where, sizeof(d->where), "git/0.git:%08x"
+			    "%08x%08x%08x%08x", k, k * 7, k * 31, k * 131, k);
+		else
+			snprintf(d->where, sizeof(d->where), "git/0.git:%u", k);
 		if (k % 2)
 			snprintf(d->msgid, sizeof(d->msgid), "<%u@example.org>",
 			    k);
@@ -240,10 +246,13 @@ upgrade(int schema, const char *name)
 	tap_check_int(bad, 0, "schema %d upgraded: each ID and i finds the "
 	    "documents that hold it", schema);
 	for (i = 0, bad = 0; i < 3; i++) {
-		const char *old[] = { "docs", "att", "byi" };
+		const char *old[] = { "docs", "att", "byi", "records",
+			"docids", "attids" };
+		const char *db = old[i + (schema == 3 ? 3 : 0)];
 
-		bad += kind(dir, old[i], &flags, &entries) != 0 ||
-		    flags != MDB_INTEGERKEY || entries != 0;
+		bad += kind(dir, db, &flags, &entries) != 0 ||
+		    flags != (schema == 3 ? MDB_INTEGERKEY | MDB_DUPSORT :
+		    MDB_INTEGERKEY) || entries != 0;
 	}
 	tap_check_int(bad, 0, "  its old databases are left empty, of "
 	    "another kind");
@@ -266,16 +275,20 @@ old_reader_main(const char *dir)
 }
 
 /*
- * t_old_reader - a program of schema 2 with the index open (its three
- * databases, as it opened them) while another upgrades it: its next
- * reads fail, none reads as empty
+ * t_old_reader - a program of schema 2 or 3 with the index open (its
+ * three databases, as it opened them) while another upgrades it: its
+ * next reads fail, none reads as empty
  */
 static void
-t_old_reader(void)
+t_old_reader(int schema)
 {
-	static const char *names[] = { "docs", "att", "byi" };
-	const unsigned flags[] = { 0, MDB_DUPSORT | MDB_DUPFIXED,
+	static const char *names2[] = { "docs", "att", "byi" };
+	static const char *names3[] = { "records", "docids", "attids" };
+	const char **names = schema == 3 ? names3 : names2;
+	const unsigned flags2[] = { 0, MDB_DUPSORT | MDB_DUPFIXED,
 		MDB_DUPSORT | MDB_DUPFIXED };
+	const unsigned flags3[] = { MDB_INTEGERKEY, 0, 0 };
+	const unsigned *flags = schema == 3 ? flags3 : flags2;
 	MDB_env *env;
 	MDB_txn *txn;
 	MDB_dbi dbi[3];
@@ -285,16 +298,16 @@ t_old_reader(void)
 	pid_t pid;
 	int i, st, rc[3] = { -1, -1, -1 };
 
-	snprintf(dir, sizeof(dir), "%s/running", base);
-	if (rawindex_old(dir, 2, docs, NDOCS, NULL, 0) != 0 ||
+	snprintf(dir, sizeof(dir), "%s/running%d", base, schema);
+	if (rawindex_old(dir, schema, docs, NDOCS, NULL, 0) != 0 ||
 	    mdb_env_create(&env) != 0) {
-		tap_check(0, "an index of schema 2");
+		tap_check(0, "an index of schema %d", schema);
 		return;
 	}
 	mdb_env_set_maxdbs(env, 8);
 	if (mdb_env_open(env, dir, MDB_NOTLS | MDB_RDONLY, 0600) != 0 ||
 	    mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) != 0) {
-		tap_check(0, "open it as schema 2 did");
+		tap_check(0, "open it as schema %d did", schema);
 		mdb_env_close(env);
 		return;
 	}
@@ -318,7 +331,7 @@ t_old_reader(void)
 	mdb_env_close(env);
 	for (i = 0; i < 3; i++)
 		tap_check(rc[i] != 0 && rc[i] != MDB_NOTFOUND,
-		    "  the old program's next read of %s is an error: %s",
+		    "  schema %d's next read of %s is an error: %s", schema,
 		    names[i], mdb_strerror(rc[i]));
 }
 
@@ -378,9 +391,11 @@ main(void)
 {
 	tap_tmpdir(base, sizeof(base), "t-attindex-upgrade");
 	gen_docs();
+	upgrade(3, "v3");
 	upgrade(2, "v2");
 	upgrade(1, "v1");
-	t_old_reader();
+	t_old_reader(3);
+	t_old_reader(2);
 	t_damaged();
 	tap_rmtree(base);
 	return tap_done();

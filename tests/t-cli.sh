@@ -416,7 +416,7 @@ EOT
 	if "$top_builddir/tests/index-downgrade" "$tmp/index-md" \
 	    >/dev/null 2>"$tmp/err"; then
 		run check -c "$tmp/signed.conf" "$s002"
-		ix="index at $tmp/index-md has schema patchattest-index 2, this program needs patchattest-index 3: run patchattest index, which upgrades it in place"
+		ix="index at $tmp/index-md has schema patchattest-index 2, this program needs patchattest-index 4: run patchattest index, which upgrades it in place"
 		printf '%s\ttemperror\t2a02abe0-215cf3f1-2acb5798\t-\t%s\t-\n' \
 		    "$s002" "$ix" >"$tmp/want"
 		echo "patchattest: $ix: 2020 attestations are not consulted, patatt signatures are" \
@@ -425,7 +425,7 @@ EOT
 		    same "$tmp/err" "$tmp/want-err"
 		ok $? "check on an index of schema 2: temperror, saying to run patchattest index"
 		run index -c "$tmp/signed.conf"
-		echo "patchattest: index at $tmp/index-md upgraded in place from patchattest-index 2 to patchattest-index 3; documents filed anew: 1" \
+		echo "patchattest: index at $tmp/index-md upgraded in place from patchattest-index 2 to patchattest-index 4; documents filed anew: 1" \
 		    >"$tmp/want-err"
 		is_rc 0 && same "$tmp/err" "$tmp/want-err"
 		ok $? "index upgrades it in place, and says so"

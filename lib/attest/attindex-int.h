@@ -35,14 +35,17 @@
 
 #define ATTID_LEN	MSGHASH_ATTID_LEN
 #define PREFIX_LEN	12		/* an ID's bytes: i, m, p's first 4 */
-#define NUM_LEN		8		/* a document's number, big-endian */
+#define NUM_LEN		4		/* a document's number, big-endian */
 #define KEY_LEN		(PREFIX_LEN + NUM_LEN)	/* an attids key */
+#define DOCKEY_LEN	16		/* a docids key: a docid's first bytes */
+#define NUM_MAX		UINT32_MAX	/* numbers are never given twice */
 #define IDX_SCAN_MAX	1024	/* attids entries one lookup reads */
 
 #define SCHEMA_KEY	"schema"
 #define NEXT_KEY	"next"		/* the number the next document gets */
 #define SCHEMA_1	"patchattest-index 1"	/* records without checksums */
 #define SCHEMA_2	"patchattest-index 2"	/* docs, att, byi */
+#define SCHEMA_3	"patchattest-index 3"	/* records, docids, attids */
 #define MARK_PREFIX	"mark:"
 #define MARK_PREFIX_LEN	5
 
@@ -102,7 +105,7 @@ int	wcheck(struct attindex *, struct pa_err *);
 /* idx_prefix - the 12 bytes an attestation ID stands for, of triple t */
 void	idx_prefix(unsigned char out[PREFIX_LEN], const unsigned char *t);
 /* idx_rec_get - the record numbered num (MDB_NOTFOUND when there is none) */
-int	idx_rec_get(struct attindex *, MDB_txn *, uint64_t num, MDB_val *);
+int	idx_rec_get(struct attindex *, MDB_txn *, uint32_t num, MDB_val *);
 /*
  * idx_doc_add - the document record rec (of attrec_encode(), checked by
  * the caller) under a new number, with its ID's and triples' entries
@@ -115,7 +118,7 @@ int	idx_doc_add(struct attindex *, MDB_txn *, const unsigned char *rec,
  * document's record
  */
 int	idx_doc_find(struct attindex *, MDB_txn *, const unsigned char *docid,
-	    uint64_t *num, MDB_val *rec);
+	    uint32_t *num, MDB_val *rec);
 /* idx_doc_del - document docid and its entries; MDB_NOTFOUND when absent */
 int	idx_doc_del(struct attindex *, MDB_txn *, const unsigned char *docid);
 

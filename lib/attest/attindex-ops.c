@@ -33,7 +33,7 @@ do_put(struct attindex *h, MDB_txn *txn, const unsigned char *rec,
     size_t len)
 {
 	const unsigned char *docid, *t;
-	uint64_t num;
+	uint32_t num;
 	MDB_val v;
 	size_t n;
 	int rc;

@@ -20,19 +20,18 @@ int
 attindex_has(struct attindex *h, const unsigned char docid[32])
 {
 	MDB_txn *txn;
-	MDB_val k, v;
+	MDB_val rec;
+	uint32_t num;
 	int rc;
 
-	k.mv_data = (void *)docid;
-	k.mv_size = 32;
 	if (h->intxn) {
 		if (h->wtxn == NULL)
 			return PA_ERROR;
-		rc = mdb_get(h->wtxn, h->ids, &k, &v);
+		rc = idx_doc_find(h, h->wtxn, docid, &num, &rec);
 	} else {
 		if (rbegin(h, &txn, NULL) != 0)
 			return PA_ERROR;
-		rc = mdb_get(txn, h->ids, &k, &v);
+		rc = idx_doc_find(h, txn, docid, &num, &rec);
 		rend(h, txn);
 	}
 	if (rc == MDB_NOTFOUND)
@@ -177,7 +176,7 @@ scan(struct attindex *h, MDB_txn *txn, struct look *l)
 		}
 		if (memcmp(k.mv_data, l->key, l->want) != 0)
 			break;
-		rc = idx_rec_get(h, txn, bigend_get64((const unsigned char *)
+		rc = idx_rec_get(h, txn, bigend_get32((const unsigned char *)
 		    k.mv_data + PREFIX_LEN), &rec);
 		if (rc == MDB_NOTFOUND)
 			continue;	/* its record was unreadable: gone */

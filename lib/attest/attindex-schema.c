@@ -7,12 +7,16 @@
  * Schemas 1 and 2 kept three databases: docs (docid -> record), att
  * (the 26 characters of an attestation ID -> i|m|p|docid, duplicates)
  * and byi (i -> m|p|docid, duplicates); schema 1's records had no
- * checksum.  The upgrade files each record anew (attindex-store.c), in
- * docid order, then drops the three and makes each again, empty, with
- * other flags: a program of schema 2 that still has the index open then
- * gets an error from its next read (LMDB's MDB_INCOMPATIBLE: the
- * database was made again with other flags), where a database merely
- * gone would read as empty, and its mail as attested by nothing.
+ * checksum.  Schema 3 had this schema's layout with wider keys (a whole
+ * docid, 8-byte numbers) in records, docids and attids, and records
+ * that kept their text as it is (attrec.c).  This schema's databases
+ * have names of their own.  The upgrade files each record of the old
+ * schema anew (attindex-store.c), then drops the old databases and makes
+ * each again, empty, with other flags: a program of an earlier schema
+ * that still has the index open then gets an error from its next read
+ * (LMDB's MDB_INCOMPATIBLE: the database was made again with other
+ * flags), where a database merely gone would read as empty, and its mail
+ * as attested by nothing.
  */
 #include "config.h"
 
@@ -27,13 +31,29 @@
 #include "attrec.h"
 #include "base.h"
 
-/* Schema 2's databases, left empty and of another kind by the upgrade. */
-static const char *const old_dbs[] = { "docs", "att", "byi" };
+/*
+ * The databases of earlier schemas, left empty by the upgrade and made
+ * again with flags none of them had, so that a handle of theirs fails to
+ * read; and which kept the records, keyed how.
+ */
+enum old_records { NO_RECORDS, BY_DOCID, BY_NUMBER };
+static const struct {
+	const char		*name;
+	int			 schema;	/* 2 for schemas 1 and 2 */
+	enum old_records	 records;
+	unsigned		 flags;		/* made again with */
+} old_dbs[] = {
+	{ "docs", 2, BY_DOCID, MDB_INTEGERKEY },
+	{ "att", 2, NO_RECORDS, MDB_INTEGERKEY },
+	{ "byi", 2, NO_RECORDS, MDB_INTEGERKEY },
+	{ "records", 3, BY_NUMBER, MDB_INTEGERKEY | MDB_DUPSORT },
+	{ "docids", 3, NO_RECORDS, MDB_INTEGERKEY | MDB_DUPSORT },
+	{ "attids", 3, NO_RECORDS, MDB_INTEGERKEY | MDB_DUPSORT },
+};
 #define OLD_DBS		(sizeof(old_dbs) / sizeof(old_dbs[0]))
-#define OLD_FLAGS	MDB_INTEGERKEY
 
 static int	 upgrade(struct attindex *, MDB_txn *);
-static int	 refile(struct attindex *, MDB_txn *, MDB_dbi);
+static int	 refile(struct attindex *, MDB_txn *, MDB_dbi, int);
 static int	 stamp_get(struct attindex *, MDB_txn *, int *, int *);
 
 int
@@ -43,9 +63,9 @@ idx_open_dbs(struct attindex *h, MDB_txn *txn, unsigned flags)
 		const char	*name;
 		unsigned	 flags;
 	} dbs[] = {
-		{ "records", MDB_INTEGERKEY },
-		{ "docids", 0 },
-		{ "attids", 0 },
+		{ "records4", MDB_INTEGERKEY },
+		{ "docids4", MDB_DUPSORT | MDB_DUPFIXED },
+		{ "attids4", 0 },
 	};
 	MDB_dbi *dbi[] = { &h->recs, &h->ids, &h->att };
 	unsigned have;
@@ -89,7 +109,8 @@ stamp_get(struct attindex *h, MDB_txn *txn, int *same, int *old)
 	    v.mv_size);
 	*same = strcmp(h->oldstamp, ATTINDEX_SCHEMA) == 0;
 	*old = strcmp(h->oldstamp, SCHEMA_1) == 0 ||
-	    strcmp(h->oldstamp, SCHEMA_2) == 0;
+	    strcmp(h->oldstamp, SCHEMA_2) == 0 ||
+	    strcmp(h->oldstamp, SCHEMA_3) == 0;
 	return 0;
 }
 
@@ -135,12 +156,13 @@ idx_setup(struct attindex *h, MDB_txn *txn)
 }
 
 /*
- * refile - every record of schema 1 or 2 in docs, filed in this schema's
- * form; one that cannot be read fails the upgrade (h->oldrec): dropped,
- * its patches would read as attested by nothing
+ * refile - every record of an earlier schema in db (keyed by docid, or
+ * by number with the docid inside), filed in this schema's form; one
+ * that cannot be read fails the upgrade (h->oldrec): dropped, its
+ * patches would read as attested by nothing
  */
 static int
-refile(struct attindex *h, MDB_txn *txn, MDB_dbi docs)
+refile(struct attindex *h, MDB_txn *txn, MDB_dbi db, int by_docid)
 {
 	struct att_docinfo d;
 	const unsigned char *t;
@@ -149,13 +171,13 @@ refile(struct attindex *h, MDB_txn *txn, MDB_dbi docs)
 	size_t n;
 	int rc;
 
-	if ((rc = mdb_cursor_open(txn, docs, &cur)) != 0)
+	if ((rc = mdb_cursor_open(txn, db, &cur)) != 0)
 		return rc;
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
 	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (k.mv_size != sizeof(d.docid) ||
-		    attrec_decode_old(v.mv_data, v.mv_size, k.mv_data, &d, &t,
-		    &n) != 0) {
+		if ((by_docid && k.mv_size != sizeof(d.docid)) ||
+		    attrec_decode_old(v.mv_data, v.mv_size,
+		    by_docid ? k.mv_data : NULL, &d, &t, &n) != 0) {
 			h->oldrec = 1;
 			rc = MDB_CORRUPTED;
 			break;
@@ -176,27 +198,38 @@ refile(struct attindex *h, MDB_txn *txn, MDB_dbi docs)
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
-/* upgrade - schema 1 or 2 to this one (see the top of the file) */
+/*
+ * upgrade - schema 1, 2 or 3 to this one (see the top of the file): the
+ * records of the stamp's schema filed anew, numbered from 1 again, then
+ * every database of an earlier schema emptied and made again
+ */
 static int
 upgrade(struct attindex *h, MDB_txn *txn)
 {
+	int from = strcmp(h->oldstamp, SCHEMA_3) == 0 ? 3 : 2;
+	MDB_val k;
 	MDB_dbi dbi;
 	size_t i;
 	int rc;
 
-	rc = mdb_dbi_open(txn, "docs", 0, &dbi);
-	if (rc == 0)
-		rc = refile(h, txn, dbi);
-	if (rc != 0 && rc != MDB_NOTFOUND)
+	k.mv_data = (void *)NEXT_KEY;
+	k.mv_size = sizeof(NEXT_KEY) - 1;
+	if ((rc = mdb_del(txn, h->meta, &k, NULL)) != 0 && rc != MDB_NOTFOUND)
 		return rc;
 	for (i = 0; i < OLD_DBS; i++) {
-		rc = mdb_dbi_open(txn, old_dbs[i], 0, &dbi);
+		rc = mdb_dbi_open(txn, old_dbs[i].name, 0, &dbi);
+		if (rc == MDB_NOTFOUND)
+			continue;
+		if (rc == 0 && old_dbs[i].schema == from &&
+		    old_dbs[i].records != NO_RECORDS)
+			rc = refile(h, txn, dbi,
+			    old_dbs[i].records == BY_DOCID);
 		if (rc == 0)
 			rc = mdb_drop(txn, dbi, 1);
-		if (rc != 0 && rc != MDB_NOTFOUND)
-			return rc;
-		if ((rc = mdb_dbi_open(txn, old_dbs[i],
-		    MDB_CREATE | OLD_FLAGS, &dbi)) != 0)
+		if (rc == 0)
+			rc = mdb_dbi_open(txn, old_dbs[i].name,
+			    MDB_CREATE | old_dbs[i].flags, &dbi);
+		if (rc != 0)
 			return rc;
 	}
 	return 0;

@@ -21,9 +21,9 @@
 #include "attrec.h"
 #include "base.h"
 
-static int	 next_num(struct attindex *, MDB_txn *, uint64_t *);
+static int	 next_num(struct attindex *, MDB_txn *, uint32_t *);
 static int	 entries(struct attindex *, MDB_txn *, const unsigned char *,
-		    size_t, uint64_t, int);
+		    size_t, uint32_t, int);
 
 void
 idx_prefix(unsigned char out[PREFIX_LEN], const unsigned char *t)
@@ -34,13 +34,11 @@ idx_prefix(unsigned char out[PREFIX_LEN], const unsigned char *t)
 }
 
 int
-idx_rec_get(struct attindex *h, MDB_txn *txn, uint64_t num, MDB_val *v)
+idx_rec_get(struct attindex *h, MDB_txn *txn, uint32_t num, MDB_val *v)
 {
-	size_t key = (size_t)num;
+	unsigned int key = num;
 	MDB_val k;
 
-	if (num > SIZE_MAX)
-		return MDB_NOTFOUND;
 	k.mv_data = &key;
 	k.mv_size = sizeof(key);
 	return mdb_get(txn, h->recs, &k, v);
@@ -53,19 +51,19 @@ idx_rec_get(struct attindex *h, MDB_txn *txn, uint64_t num, MDB_val *v)
  * behind by a record that could not be read leads to no other record.
  */
 static int
-next_num(struct attindex *h, MDB_txn *txn, uint64_t *num)
+next_num(struct attindex *h, MDB_txn *txn, uint32_t *num)
 {
 	unsigned char buf[NUM_LEN];
+	unsigned int last = 0;
 	MDB_cursor *cur;
 	MDB_val k, v;
-	uint64_t last = 0;
 	int rc;
 
 	k.mv_data = (void *)NEXT_KEY;
 	k.mv_size = sizeof(NEXT_KEY) - 1;
 	rc = mdb_get(txn, h->meta, &k, &v);
 	if (rc == 0 && v.mv_size == NUM_LEN)
-		*num = bigend_get64(v.mv_data);
+		*num = bigend_get32(v.mv_data);
 	else if (rc == 0 || rc == MDB_NOTFOUND)
 		*num = 1;
 	else
@@ -73,16 +71,18 @@ next_num(struct attindex *h, MDB_txn *txn, uint64_t *num)
 	if ((rc = mdb_cursor_open(txn, h->recs, &cur)) != 0)
 		return rc;
 	rc = mdb_cursor_get(cur, &k, &v, MDB_LAST);
-	if (rc == 0 && k.mv_size == sizeof(size_t))
-		memcpy(&last, k.mv_data, sizeof(size_t));
+	if (rc == 0 && k.mv_size == sizeof(last))
+		memcpy(&last, k.mv_data, sizeof(last));
 	mdb_cursor_close(cur);
 	if (rc != 0 && rc != MDB_NOTFOUND)
 		return rc;
 	if (*num <= last)
 		*num = last + 1;
-	if (*num >= SIZE_MAX)
-		return MDB_MAP_FULL;		/* a 32-bit map is full first */
-	bigend_put64(buf, *num + 1);
+	/* Four billion documents filed: the map is full long before, so
+	   it is a damaged count; a new index starts again at 1. */
+	if (*num == 0 || *num == NUM_MAX)
+		return MDB_CORRUPTED;
+	bigend_put32(buf, *num + 1);
 	k.mv_data = (void *)NEXT_KEY;
 	k.mv_size = sizeof(NEXT_KEY) - 1;
 	v.mv_data = buf;
@@ -97,14 +97,14 @@ next_num(struct attindex *h, MDB_txn *txn, uint64_t *num)
  */
 static int
 entries(struct attindex *h, MDB_txn *txn, const unsigned char *t, size_t n,
-    uint64_t num, int add)
+    uint32_t num, int add)
 {
 	unsigned char key[KEY_LEN];
 	MDB_val k, v;
 	size_t i;
 	int rc;
 
-	bigend_put64(key + PREFIX_LEN, num);
+	bigend_put32(key + PREFIX_LEN, num);
 	k.mv_data = key;
 	k.mv_size = KEY_LEN;
 	v.mv_data = key;
@@ -125,16 +125,17 @@ idx_doc_add(struct attindex *h, MDB_txn *txn, const unsigned char *rec,
 {
 	const unsigned char *docid, *t;
 	unsigned char numbuf[NUM_LEN];
-	uint64_t num;
-	size_t key, n;
+	unsigned int key;
+	uint32_t num;
 	MDB_val k, v;
+	size_t n;
 	int rc;
 
 	if (attrec_decode(rec, len, NULL, &docid, &t, &n) != 0)
 		return MDB_CORRUPTED;
 	if ((rc = next_num(h, txn, &num)) != 0)
 		return rc;
-	key = (size_t)num;
+	key = num;
 	k.mv_data = &key;
 	k.mv_size = sizeof(key);
 	v.mv_data = (void *)rec;
@@ -142,9 +143,9 @@ idx_doc_add(struct attindex *h, MDB_txn *txn, const unsigned char *rec,
 	/* Numbers only grow: records fill their pages, none is split. */
 	if ((rc = mdb_put(txn, h->recs, &k, &v, MDB_APPEND)) != 0)
 		return rc == MDB_KEYEXIST ? MDB_CORRUPTED : rc;
-	bigend_put64(numbuf, num);
+	bigend_put32(numbuf, num);
 	k.mv_data = (void *)docid;
-	k.mv_size = 32;
+	k.mv_size = DOCKEY_LEN;
 	v.mv_data = numbuf;
 	v.mv_size = NUM_LEN;
 	if ((rc = mdb_put(txn, h->ids, &k, &v, 0)) != 0)
@@ -152,37 +153,69 @@ idx_doc_add(struct attindex *h, MDB_txn *txn, const unsigned char *rec,
 	return entries(h, txn, t, n, num, 1);
 }
 
+/*
+ * idx_doc_find - the docids entries of docid's first bytes, each the
+ * number of a record: the one whose ID is docid.  Two documents may
+ * share those bytes (someone would have had to look for such a pair:
+ * 2^64 tries), so each is read.  A record that cannot be read is its
+ * document's all the same when no other is; one of another ID that
+ * does not even share those bytes is damage.
+ */
 int
 idx_doc_find(struct attindex *h, MDB_txn *txn, const unsigned char *docid,
-    uint64_t *num, MDB_val *rec)
+    uint32_t *num, MDB_val *rec)
 {
 	const unsigned char *id;
-	MDB_val k, v;
-	int rc;
+	MDB_cursor *cur;
+	MDB_val k, v, r;
+	int rc, unread = 0;
 
-	k.mv_data = (void *)docid;
-	k.mv_size = 32;
-	if ((rc = mdb_get(txn, h->ids, &k, &v)) != 0)
+	if ((rc = mdb_cursor_open(txn, h->ids, &cur)) != 0)
 		return rc;
-	if (v.mv_size != NUM_LEN)
-		return MDB_CORRUPTED;
-	*num = bigend_get64(v.mv_data);
-	if ((rc = idx_rec_get(h, txn, *num, rec)) != 0)
-		return rc == MDB_NOTFOUND ? MDB_CORRUPTED : rc;
-	/* A record that cannot be read is its document's all the same. */
-	if (attrec_decode(rec->mv_data, rec->mv_size, NULL, &id, NULL,
-	    NULL) == 0 && memcmp(id, docid, 32) != 0)
-		return MDB_CORRUPTED;
-	return 0;
+	k.mv_data = (void *)docid;
+	k.mv_size = DOCKEY_LEN;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_KEY); rc == 0;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
+		if (v.mv_size != NUM_LEN) {
+			rc = MDB_CORRUPTED;
+			break;
+		}
+		if ((rc = idx_rec_get(h, txn, bigend_get32(v.mv_data),
+		    &r)) != 0) {
+			rc = rc == MDB_NOTFOUND ? MDB_CORRUPTED : rc;
+			break;
+		}
+		if (attrec_decode(r.mv_data, r.mv_size, NULL, &id, NULL,
+		    NULL) != 0) {
+			if (!unread++) {
+				*num = bigend_get32(v.mv_data);
+				*rec = r;
+			}
+			continue;
+		}
+		if (memcmp(id, docid, DOCKEY_LEN) != 0) {
+			rc = MDB_CORRUPTED;
+			break;
+		}
+		if (memcmp(id, docid, 32) == 0) {
+			*num = bigend_get32(v.mv_data);
+			*rec = r;
+			break;
+		}
+	}
+	mdb_cursor_close(cur);
+	return rc == MDB_NOTFOUND && unread ? 0 : rc;
 }
 
 int
 idx_doc_del(struct attindex *h, MDB_txn *txn, const unsigned char *docid)
 {
 	const unsigned char *id, *t;
-	uint64_t num;
-	size_t key, n;
+	unsigned char numbuf[NUM_LEN];
+	unsigned int key;
+	uint32_t num;
 	MDB_val k, v;
+	size_t n;
 	int rc;
 
 	if ((rc = idx_doc_find(h, txn, docid, &num, &v)) != 0)
@@ -192,14 +225,17 @@ idx_doc_del(struct attindex *h, MDB_txn *txn, const unsigned char *docid)
 	if (attrec_decode(v.mv_data, v.mv_size, NULL, &id, &t, &n) == 0 &&
 	    sbuf_add(&h->scratch, t, n * TRIPLE_LEN) != 0)
 		return ENOMEM;
-	key = (size_t)num;
+	key = num;
 	k.mv_data = &key;
 	k.mv_size = sizeof(key);
 	if ((rc = mdb_del(txn, h->recs, &k, NULL)) != 0)
 		return rc;
+	bigend_put32(numbuf, num);
 	k.mv_data = (void *)docid;
-	k.mv_size = 32;
-	if ((rc = mdb_del(txn, h->ids, &k, NULL)) != 0)
+	k.mv_size = DOCKEY_LEN;
+	v.mv_data = numbuf;
+	v.mv_size = NUM_LEN;
+	if ((rc = mdb_del(txn, h->ids, &k, &v)) != 0)
 		return rc;
 	/* An unreadable record only loses its document: its entries lead
 	   to no record, and its number is never given again. */

@@ -3,15 +3,16 @@
  * attindex - the persistent index of attestations, on LMDB (see
  * attindex.h): opening it.
  *
- * One environment (a directory) with four named databases (schema 3):
+ * One environment (a directory) with four named databases (schema 4):
  *   meta     "schema" -> ATTINDEX_SCHEMA; "next" -> the number the next
- *            document gets (8 bytes, big-endian); "mark:<name>" -> mark
+ *            document gets (4 bytes, big-endian); "mark:<name>" -> mark
  *            value (earlier versions kept first-use keys here as
  *            "tofu:<identity>"; they are left alone and no longer read)
- *   records  number (size_t, MDB_INTEGERKEY) -> document record (attrec.c:
- *            its docid, facts, triples and checksum)
- *   docids   docid (32 bytes) -> number (8 bytes, big-endian)
- *   attids   i[0..4] m[0..4] p[0..4] number (20 bytes) -> nothing
+ *   records4 number (unsigned int, MDB_INTEGERKEY) -> document record
+ *            (attrec.c: its docid, facts, triples and checksum)
+ *   docids4  a docid's first 16 bytes -> number (4 bytes, big-endian;
+ *            duplicates, each record read to find the docid's own)
+ *   attids4  i[0..4] m[0..4] p[0..4] number (16 bytes) -> nothing
  * Documents are numbered in the order they are stored, and a number is
  * never given twice, so records are appended and fill their pages.  An
  * attestation ID is 12 bytes of the triple; a lookup reads the records its
@@ -19,11 +20,14 @@
  * checked by its checksum, so a key that leads to a record without such a
  * triple is damage (attindex-read.c).  The records of an i are the attids
  * keys that begin with its first 4 bytes, checked the same way.  Keys
- * are binary, one per (ID, document): 30 bytes or so a triple, with the
- * triples themselves kept once, in their record.
+ * are binary and short: some 60 bytes a document and its first triple,
+ * 26 each further one, with the triples themselves kept once, in their
+ * record.  At a million documents the records are four fifths of the
+ * file, so they are kept small too (attrec.c).
  *
  * Schemas 1 and 2 (docs, att and byi: keys in hexadecimal and the
- * triples kept thrice) are upgraded in place by a writer
+ * triples kept thrice) and 3 (this layout with wider keys, and records
+ * with their text as it is) are upgraded in place by a writer
  * (attindex-schema.c).  The writes are in attindex-ops.c, through
  * attindex-store.c; the transactions in attindex-write.c.
  */
@@ -128,7 +132,8 @@ stamp_check(struct attindex *h, MDB_txn *txn, struct pa_err *err)
 	hdrfmt_printable(have, sizeof(have), v.mv_data, v.mv_size);
 	if (strcmp(have, ATTINDEX_SCHEMA) == 0)
 		return 0;
-	if (strcmp(have, SCHEMA_1) == 0 || strcmp(have, SCHEMA_2) == 0)
+	if (strcmp(have, SCHEMA_1) == 0 || strcmp(have, SCHEMA_2) == 0 ||
+	    strcmp(have, SCHEMA_3) == 0)
 		pa_err_set(err, "index at %s has schema %s, this program needs "
 		    "%s: run patchattest index, which upgrades it in place",
 		    h->path, have, ATTINDEX_SCHEMA);
@@ -334,7 +339,7 @@ env_open(struct attindex *h, const char *data, int newenv,
 }
 
 /*
- * writer_setup - stamp a new index, or upgrade one of schema 1 or 2 in
+ * writer_setup - stamp a new index, or upgrade one of schema 1 to 3 in
  * place, and open the databases; an upgrade is told in err though it
  * succeeds.  Anything else in the file is not ours to empty.
  */

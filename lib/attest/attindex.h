@@ -23,9 +23,10 @@
  * damaged"), never a record.  A data file that is there but empty,
  * shorter than the pages it uses, not an LMDB file, or without our
  * schema stamp is damaged too: only a missing one makes a new index.
- * An index of schema 1 (records without checksums) or 2 (the larger
- * layout) is upgraded in place by a writer (err says so) and refused by a
- * reader until then, saying so; any other stamp is refused by both.
+ * An index of schema 1 (records without checksums), 2 (the larger
+ * layout) or 3 (wider keys, larger records) is upgraded in place by a
+ * writer (err says so) and refused by a reader until then, saying so;
+ * any other stamp is refused by both.
  *
  * Lifecycle: attindex_open() ... attindex_close().  Writes happen between
  * attindex_begin() and attindex_commit() (or attindex_abort()); a crash
@@ -53,7 +54,7 @@
 #include "patchattest.h"
 #include "sig.h"
 
-#define ATTINDEX_SCHEMA	"patchattest-index 3"
+#define ATTINDEX_SCHEMA	"patchattest-index 4"
 
 struct att_docinfo {
 	unsigned char		 docid[32];

@@ -4,14 +4,21 @@
  * fields as tag, length (LEB128), value.  Unknown tags are skipped, so a
  * later version may add fields that this one reads past.
  *
- * Version 3 (schema 3) opens with the document's ID and ends with a
+ * Version 4 (schema 4) opens with the document's ID and ends with a
  * checksum field: the first 8 bytes of SHA-256 over every byte before
  * the field.  LMDB keeps no checksums of its own, so this is what tells
  * a record that was damaged from a real one; the ID inside it is what
- * ties it to its document, now that records are filed by number.
+ * ties it to its document, now that records are filed by number.  A
+ * fingerprint, and the commit a "where" ends with, are long runs of hex
+ * digits: such a run is kept as the bytes it spells, half its size, in a
+ * field of its own that the decoder appends to the text before it; the
+ * signature time takes the bytes it needs.  A million records are a
+ * fifth of the index's file smaller so.
+ *
+ * Version 3 (schema 3) kept every text as it is and the time in 8 bytes.
  * Version 2 (schema 2) had no ID field: its checksum covered the ID it
  * was filed under, then its bytes.  Version 1 had no checksum.  Those
- * two are only read, by the upgrade (attindex-schema.c).
+ * three are only read, by the upgrade (attindex-schema.c).
  */
 #include "config.h"
 
@@ -20,22 +27,27 @@
 
 #include "attrec.h"
 
-#define REC_VERSION	3
+#define REC_VERSION	4
+#define REC_VERSION_3	3	/* text as it is: only read */
 #define REC_VERSION_2	2	/* checksum over the key too: only read */
 #define REC_VERSION_1	1	/* no checksum: only read */
 #define SUM_LEN		8
 #define SUM_FIELD_LEN	(2 + SUM_LEN)	/* tag, length, checksum */
 #define DOCID_FIELD_LEN	(2 + 32)
+#define HEX_RUN_MIN	16	/* digits worth a field of their own */
 enum rec_tag {
 	REC_STATUS = 1,		/* one byte: status_codes[].code */
-	REC_WHEN,		/* 8 bytes, big-endian two's complement */
+	REC_WHEN,		/* 1 to 8 bytes, big-endian two's complement
+				   (version 3: always 8) */
 	REC_FPR,
 	REC_UIDS,
 	REC_WHERE,
 	REC_MSGID,
 	REC_TRIPLES,		/* n * (i|m|p) */
 	REC_SUM,		/* SUM_LEN bytes, the last field */
-	REC_DOCID		/* 32 bytes, the first field (version 3) */
+	REC_DOCID,		/* 32 bytes, the first field (version 3) */
+	REC_FPR_HEX,		/* bytes, upper-case hex after REC_FPR's */
+	REC_WHERE_HEX		/* bytes, lower-case hex after REC_WHERE's */
 };
 
 /* Stable stored codes: the enum may be reordered, the file may not. */
@@ -108,15 +120,53 @@ checksum(unsigned char sum[SUM_LEN], const unsigned char *docid,
 	return rc;
 }
 
+/* hex_value - the value of hex digit c of the case given, or -1 */
+static int
+hex_value(int c, int upper)
+{
+	int a = upper ? 'A' : 'a';
+
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= a && c <= a + 5)
+		return c - a + 10;
+	return -1;
+}
+
+/*
+ * put_text - s (of at most size - 1 bytes) as a text field, its hex
+ * tail, when it has one worth it, as the bytes it spells (hextag, 0 for
+ * none): an even number of digits, HEX_RUN_MIN or more, of one case
+ */
+static void
+put_text(struct sbuf *sb, int tag, int hextag, int upper, const char *s,
+    size_t size)
+{
+	size_t len = strnlen(s, size - 1), run = 0, i;
+
+	while (hextag != 0 && run < len &&
+	    hex_value((unsigned char)s[len - run - 1], upper) >= 0)
+		run++;
+	run &= ~(size_t)1;
+	if (run < HEX_RUN_MIN)
+		run = 0;
+	if (len > run)
+		put_field(sb, tag, s, len - run);
+	if (run == 0)
+		return;
+	sbuf_addch(sb, hextag);
+	put_varint(sb, (uint32_t)(run / 2));
+	for (i = len - run; i < len; i += 2)
+		sbuf_addch(sb, hex_value((unsigned char)s[i], upper) << 4 |
+		    hex_value((unsigned char)s[i + 1], upper));
+}
+
 int
 attrec_encode(struct sbuf *sb, const struct att_docinfo *d,
     const struct att_triple *t, size_t n)
 {
-	const char *str[] = { d->fpr, d->uids, d->where, d->msgid };
-	const size_t size[] = { sizeof(d->fpr), sizeof(d->uids),
-		sizeof(d->where), sizeof(d->msgid) };
 	unsigned char code = 4, when[8], sum[SUM_LEN];
-	size_t i, start = sb->len;
+	size_t i, wlen, start = sb->len;
 	uint64_t w;
 	int rc;
 
@@ -126,17 +176,19 @@ attrec_encode(struct sbuf *sb, const struct att_docinfo *d,
 		if (status_codes[i].status == d->status)
 			code = status_codes[i].code;
 	w = (uint64_t)(int64_t)d->when;
-	for (i = 0; i < 8; i++)
-		when[i] = (unsigned char)(w >> (56 - 8 * i));
+	for (wlen = 8; wlen > 1 && w >> (8 * (wlen - 1)) == 0; wlen--)
+		;
+	for (i = 0; i < wlen; i++)
+		when[i] = (unsigned char)(w >> (8 * (wlen - 1 - i)));
 
 	sbuf_addch(sb, REC_VERSION);
 	put_field(sb, REC_DOCID, d->docid, 32);
 	put_field(sb, REC_STATUS, &code, 1);
-	put_field(sb, REC_WHEN, when, sizeof(when));
-	for (i = 0; i < 4; i++)
-		if (str[i][0] != '\0')
-			put_field(sb, REC_FPR + (int)i, str[i],
-			    strnlen(str[i], size[i] - 1));
+	put_field(sb, REC_WHEN, when, wlen);
+	put_text(sb, REC_FPR, REC_FPR_HEX, 1, d->fpr, sizeof(d->fpr));
+	put_text(sb, REC_UIDS, 0, 0, d->uids, sizeof(d->uids));
+	put_text(sb, REC_WHERE, REC_WHERE_HEX, 0, d->where, sizeof(d->where));
+	put_text(sb, REC_MSGID, 0, 0, d->msgid, sizeof(d->msgid));
 	put_field(sb, REC_TRIPLES, t, n * TRIPLE_LEN);
 	if ((rc = sbuf_failed(sb)) != 0)
 		return rc;
@@ -144,6 +196,27 @@ attrec_encode(struct sbuf *sb, const struct att_docinfo *d,
 		return rc;
 	put_field(sb, REC_SUM, sum, SUM_LEN);
 	return sbuf_failed(sb);
+}
+
+/*
+ * put_hex - the len bytes at p appended to the text str (of size bytes)
+ * as hex digits of the case given; -1 when they do not fit
+ */
+static int
+put_hex(char *str, size_t size, const unsigned char *p, size_t len,
+    int upper)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	size_t at = strlen(str), i;
+
+	if (len > (size - at - 1) / 2)
+		return -1;
+	for (i = 0; i < len; i++) {
+		str[at++] = digits[p[i] >> 4];
+		str[at++] = digits[p[i] & 0x0f];
+	}
+	str[at] = '\0';
+	return 0;
 }
 
 /*
@@ -196,9 +269,9 @@ fields(const unsigned char *p, size_t len, struct att_docinfo *d,
 					d->status = status_codes[i].status;
 			break;
 		case REC_WHEN:
-			if (flen != 8)
+			if (flen < 1 || flen > 8)
 				return -1;
-			for (w = 0, i = 0; i < 8; i++)
+			for (w = 0, i = 0; i < flen; i++)
 				w = w << 8 | p[off + i];
 			if (d != NULL)
 				d->when = (time_t)(int64_t)w;
@@ -214,6 +287,13 @@ fields(const unsigned char *p, size_t len, struct att_docinfo *d,
 				return -1;
 			memcpy(str[i], p + off, flen);
 			str[i][flen] = '\0';
+			break;
+		case REC_FPR_HEX:
+		case REC_WHERE_HEX:
+			i = tag == REC_FPR_HEX ? 0 : 2;
+			if (d != NULL && put_hex(str[i], size[i], p + off, flen,
+			    tag == REC_FPR_HEX) != 0)
+				return -1;
 			break;
 		case REC_TRIPLES:
 			if (flen % TRIPLE_LEN != 0)
@@ -264,17 +344,25 @@ attrec_decode(const unsigned char *p, size_t len, struct att_docinfo *d,
 
 int
 attrec_decode_old(const unsigned char *p, size_t len,
-    const unsigned char docid[32], struct att_docinfo *d,
+    const unsigned char *docid, struct att_docinfo *d,
     const unsigned char **t, size_t *n)
 {
 	const unsigned char *inner;
 	size_t body = len;
 
-	if (len < 1 || (p[0] != REC_VERSION_1 && p[0] != REC_VERSION_2) ||
-	    (p[0] == REC_VERSION_2 && summed(p, len, docid, &body) != 0) ||
-	    fields(p, body, d, &inner, t, n) != 0 || inner != NULL)
+	if (len < 1 || p[0] < REC_VERSION_1 || p[0] > REC_VERSION_3)
+		return -1;
+	if (p[0] == REC_VERSION_3)
+		docid = NULL;
+	if ((p[0] != REC_VERSION_1 && summed(p, len, docid, &body) != 0) ||
+	    fields(p, body, d, &inner, t, n) != 0)
+		return -1;
+	/* Version 3 names its document, the earlier two are named by
+	   their key. */
+	if (p[0] == REC_VERSION_3 ? inner == NULL :
+	    inner != NULL || docid == NULL)
 		return -1;
 	if (d != NULL)
-		memcpy(d->docid, docid, 32);
+		memcpy(d->docid, p[0] == REC_VERSION_3 ? inner : docid, 32);
 	return 0;
 }

@@ -31,12 +31,12 @@ int	attrec_decode(const unsigned char *p, size_t len,
 	    const unsigned char **t, size_t *n);
 
 /*
- * attrec_decode_old - a record of schema 1 (no checksum) or 2 (a
- * checksum over docid, its key, and its bytes), likewise; -1 when it is
- * neither or is damaged
+ * attrec_decode_old - a record of schema 1 (no checksum), 2 (a checksum
+ * over docid, its key, and its bytes) or 3 (its ID inside, docid not
+ * read), likewise; -1 when it is none of them or is damaged
  */
 int	attrec_decode_old(const unsigned char *p, size_t len,
-	    const unsigned char docid[32], struct att_docinfo *d,
+	    const unsigned char *docid, struct att_docinfo *d,
 	    const unsigned char **t, size_t *n);
 
 #endif

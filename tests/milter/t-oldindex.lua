@@ -24,7 +24,7 @@ run(function()
 		expect_seed(conn, "pass;",
 		    "seed 002, index upgraded at the start")
 		check(readfile(LOG):find("upgraded in place from " ..
-		    "patchattest-index 2 to patchattest-index 3", 1, true),
+		    "patchattest-index 2 to patchattest-index 4", 1, true),
 		    "the milter's log says it upgraded the index")
 	end
 	mt.disconnect(conn)
