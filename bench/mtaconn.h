@@ -96,8 +96,8 @@ struct mtaconn {
 
 /*
  * mta_sockaddr - a milter socket in libmilter's spelling (unix:PATH,
- * local:PATH, inet:PORT@HOST, inet6:PORT@HOST) as an address: 0, or -1
- * with the reason in why
+ * local:PATH, inet:PORT@HOST, inet6:PORT@HOST, or a PATH without a
+ * colon) as an address: 0, or -1 with the reason in why
  */
 int	mta_sockaddr(const char *spelling, struct sockaddr_storage *sa,
 	    socklen_t *len, char *why, size_t whysize);

@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -60,12 +61,23 @@ mta_sockaddr(const char *s, struct sockaddr_storage *sa, socklen_t *len,
 		}
 		memcpy(port, colon + 1, (size_t)(at - colon - 1));
 		port[at - colon - 1] = '\0';
+		/* getaddrinfo() would take a service name, or 99999 as
+		   34463 */
+		if (strspn(port, "0123456789") != strlen(port) ||
+		    strtoul(port, NULL, 10) < 1 ||
+		    strtoul(port, NULL, 10) > 65535) {
+			snprintf(why, whysize, "the port %s is not a number "
+			    "from 1 to 65535", port);
+			return -1;
+		}
 		memcpy(host, at + 1, strlen(at + 1) + 1);
 		memset(&hints, 0, sizeof(hints));
 		hints.ai_family = colon - s == 5 ? AF_INET6 : AF_INET;
 		hints.ai_socktype = SOCK_STREAM;
+		hints.ai_flags = AI_NUMERICSERV;
 		if ((rc = getaddrinfo(host, port, &hints, &ai)) != 0) {
-			snprintf(why, whysize, "%s", gai_strerror(rc));
+			snprintf(why, whysize, "%s: %s", host,
+			    gai_strerror(rc));
 			return -1;
 		}
 		memcpy(sa, ai->ai_addr, ai->ai_addrlen);
@@ -75,6 +87,12 @@ mta_sockaddr(const char *s, struct sockaddr_storage *sa, socklen_t *len,
 	}
 	if (strncmp(s, "unix:", 5) == 0 || strncmp(s, "local:", 6) == 0)
 		path = colon + 1;
+	else if (colon != NULL) {
+		/* as libmilter: a bare path holds no colon */
+		snprintf(why, whysize, "unknown kind of socket (unix:PATH, "
+		    "local:PATH, inet:PORT@HOST, inet6:PORT@HOST or a path)");
+		return -1;
+	}
 	if (path[0] == '\0' || strlen(path) >= sizeof(sun->sun_path)) {
 		snprintf(why, whysize, "not unix:PATH with a path that fits");
 		return -1;
