@@ -15,7 +15,7 @@
 # patchattest-milter ("ours": a StateFile, as a real server has it,
 # logging to a file; the index holds the seed documents only, or with
 # BENCH_CPU_BIG_INDEX=1 about one million attestations as in
-# bench-milter.sh, built by bench/bench-index -k: 15 s and 240 MB more),
+# bench-milter.sh, built by bench/bench-index -k: 15 s and 230 MB more),
 # and OpenDKIM in verify mode ("opendkim": the public key from a file, no
 # DNS), when it is installed.  With BENCH_CPU_BEFORE=DIR, the build folder
 # of an earlier patchattest, its milter runs too ("before"), with an index
