@@ -7,8 +7,8 @@
 # usage: tests/fuzz/run.sh [SECONDS [TARGET...]]
 #
 # TARGET is msghash, mailpush, attdoc, patatt, openpgp, keyfile, config,
-# pins, ledger, journal, patchid, trailers, arrival, authres, callbacks or
-# torture (default: all).  msghash and mailpush feed mail to the hashing, patchid
+# pins, ledger, journal, patchid, trailers, arrival, authres, attrec,
+# callbacks or torture (default: all).  msghash and mailpush feed mail to the hashing, patchid
 # patch text to the patch-id, trailers commit messages to the trailer
 # reader, arrival mail to what an arrival record keeps of it, attdoc
 # documents to their parser, patatt signed mail to the verifier, openpgp OpenPGP signed
@@ -18,6 +18,7 @@
 # ledger the stored values of arrival records and signing habits to their
 # decoders, journal files of any bytes, and a journal with changes made
 # to it, to StateDatabase's journal, authres Authentication-Results values to their reader,
+# attrec the index's document records to their reader and writer,
 # callbacks sequences of libmilter callbacks to the milter
 # (fakemilter.c stands in for libmilter); torture makes every allocation
 # of the seed series' way through the milter fail in turn (no sanitizer:
@@ -36,7 +37,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-300}
 [ $# -gt 0 ] && shift
 targets=${*:-msghash mailpush attdoc patatt openpgp keyfile config pins ledger \
-    journal patchid trailers arrival authres callbacks torture}
+    journal patchid trailers arrival authres attrec callbacks torture}
 corpus=${PATCHATTEST_CORPUS:-$src/../shared/corpus}
 build=${FUZZ_BUILD:-$(mktemp -d "${TMPDIR:-/tmp}/patchattest-fuzz.XXXXXX")}
 flags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
@@ -187,6 +188,20 @@ sys.stdout.buffer.write(b"\x00\x02\x03\x01\x01\xfe" + bytes([len(p)]) + p)' \
 		printf '\001' >"$dest/whole"
 		printf '\001\001\010\000\000' >"$dest/cut"
 		printf '\000not a journal\n' >"$dest/other"
+		;;
+	attrec)
+		# a record as the index keeps it: version 4, its docid, status,
+		# time, a fingerprint and a commit as bytes, two triples, and
+		# the checksum over what comes before it
+		python3 -c 'import hashlib, sys
+def f(tag, v): return bytes([tag, len(v)]) + v
+r = bytes([4]) + f(9, bytes(range(32))) + f(1, b"\x01") + \
+    f(2, (1600000000).to_bytes(4, "big")) + f(10, bytes(range(20))) + \
+    f(4, b"Dev <dev@example.org>") + f(5, b"git/0.git:") + \
+    f(11, bytes(range(20, 40))) + f(6, b"<1@example.org>") + \
+    bytes([7, 0xc0, 0x01]) + bytes(range(192))
+sys.stdout.buffer.write(r + f(8, hashlib.sha256(r).digest()[:8]))' \
+		    >"$dest/record"
 		;;
 	attdoc)
 		# the attestation block of the seed series' patch 002
