@@ -37,7 +37,7 @@
 #define PREFIX_LEN	12		/* an ID's bytes: i, m, p's first 4 */
 #define NUM_LEN		4		/* a document's number, big-endian */
 #define KEY_LEN		(PREFIX_LEN + NUM_LEN)	/* an attids key */
-#define DOCKEY_LEN	16		/* a docids key: a docid's first bytes */
+#define DOCKEY_LEN	16		/* a docids key: a docid's start */
 #define NUM_MAX		UINT32_MAX	/* numbers are never given twice */
 #define IDX_SCAN_MAX	1024	/* attids entries one lookup reads */
 

@@ -12,8 +12,9 @@
  * fingerprint, and the commit a "where" ends with, are long runs of hex
  * digits: such a run is kept as the bytes it spells, half its size, in a
  * field of its own that the decoder appends to the text before it; the
- * signature time takes the bytes it needs.  A million records are a
- * fifth of the index's file smaller so.
+ * signature time takes the bytes it needs.  Records are four fifths of
+ * an index of a million documents: fourteen of them fit a page, twelve
+ * did in version 3.
  *
  * Version 3 (schema 3) kept every text as it is and the time in 8 bytes.
  * Version 2 (schema 2) had no ID field: its checksum covered the ID it
@@ -45,7 +46,7 @@ enum rec_tag {
 	REC_MSGID,
 	REC_TRIPLES,		/* n * (i|m|p) */
 	REC_SUM,		/* SUM_LEN bytes, the last field */
-	REC_DOCID,		/* 32 bytes, the first field (version 3) */
+	REC_DOCID,		/* 32 bytes, the first field (since version 3) */
 	REC_FPR_HEX,		/* bytes, upper-case hex after REC_FPR's */
 	REC_WHERE_HEX		/* bytes, lower-case hex after REC_WHERE's */
 };
