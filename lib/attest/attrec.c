@@ -121,17 +121,16 @@ checksum(unsigned char sum[SUM_LEN], const unsigned char *docid,
 	return rc;
 }
 
-/* hex_value - the value of hex digit c of the case given, or -1 */
+/*
+ * hex_value - the value of hex digit c of the case given, or -1: a letter
+ * of the other case would not come back as it was
+ */
 static int
 hex_value(int c, int upper)
 {
-	int a = upper ? 'A' : 'a';
-
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= a && c <= a + 5)
-		return c - a + 10;
-	return -1;
+	if (c >= (upper ? 'a' : 'A') && c <= (upper ? 'f' : 'F'))
+		return -1;
+	return codec_hexval(c);
 }
 
 /*
