@@ -101,11 +101,12 @@ struct ledger_lmdb {
 	pthread_cond_t		 wake;		/* to the writer */
 	pthread_cond_t		 done;		/* from the writer */
 	struct arrival		**queue;	/* each record its own
-						   allocation (freed chunks
-						   are reused: no new pages
-						   per message); NULL:
+						   allocation; NULL:
 						   read-only */
 	size_t			 head, count;
+	struct arrival		**spare;	/* written, kept for the
+						   next records */
+	size_t			 nspare;
 	uint64_t		 committed;	/* records written, ever */
 	uint64_t		 accepted;	/* records accepted before
 						   the one at head, ever */

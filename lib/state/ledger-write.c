@@ -26,6 +26,12 @@
 
 #define RETRY_SECONDS	1
 #define GATHER_MAX	(LEDGER_QUEUE_MAX / 4)
+/*
+ * Records written are kept for the next ones, up to SPARE_MAX (2.7 MiB):
+ * freed, a batch's worth of them went back to the allocator, which gave
+ * the pages back to the system, and each record then faulted in new ones.
+ */
+#define SPARE_MAX	(GATHER_MAX / 2)
 
 static void	*writer(void *);
 static void	 drop(struct ledger_lmdb *, size_t);
@@ -38,6 +44,7 @@ ledger_writer_start(struct ledger_lmdb *l, struct pa_err *err)
 	int rc;
 
 	if ((l->queue = malloc(LEDGER_QUEUE_MAX * sizeof(*l->queue))) ==
+	    NULL || (l->spare = malloc(SPARE_MAX * sizeof(*l->spare))) ==
 	    NULL) {
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
@@ -57,15 +64,23 @@ ledger_writer_start(struct ledger_lmdb *l, struct pa_err *err)
 	return 0;
 }
 
-/* drop - the first n records of the queue freed (their places not given up) */
+/*
+ * drop - the first n records of the queue kept as spares or freed (their
+ * places not given up)
+ */
 static void
 drop(struct ledger_lmdb *l, size_t n)
 {
+	struct arrival **slot;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		free(l->queue[(l->head + i) % LEDGER_QUEUE_MAX]);
-		l->queue[(l->head + i) % LEDGER_QUEUE_MAX] = NULL;
+		slot = &l->queue[(l->head + i) % LEDGER_QUEUE_MAX];
+		if (l->nspare < SPARE_MAX)
+			l->spare[l->nspare++] = *slot;
+		else
+			free(*slot);
+		*slot = NULL;
 	}
 }
 
@@ -86,6 +101,10 @@ ledger_writer_stop(struct ledger_lmdb *l)
 	}
 	if (l->queue != NULL)
 		drop(l, l->count);
+	while (l->nspare > 0)
+		free(l->spare[--l->nspare]);
+	free(l->spare);
+	l->spare = NULL;
 	free(l->queue);
 	l->queue = NULL;
 }
@@ -195,29 +214,35 @@ lmdb_ledger_record(struct ledger *base, const struct arrival *a,
 		return PA_ERROR;
 	}
 	/* so that a read finds it by the hash while it waits */
-	if (ledger_msgid_hash(a, hash) != 0 ||
-	    (q = malloc(sizeof(*q))) == NULL) {
+	if (ledger_msgid_hash(a, hash) != 0) {
+		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
+		return PA_ENOMEM;
+	}
+	pthread_mutex_lock(&l->lock);
+	if ((waiting = l->count) >= LEDGER_QUEUE_MAX) {
+		if (l->fault.msg[0] != '\0')
+			pa_err_set(err, "%s; %zu waiting", l->fault.msg,
+			    waiting);
+		else
+			pa_err_set(err, "cannot write arrival records to %s "
+			    "as fast as they come; %zu waiting", l->path,
+			    waiting);
+		pthread_mutex_unlock(&l->lock);
+		return PA_ERROR;
+	}
+	if ((q = l->nspare > 0 ? l->spare[--l->nspare] :
+	    malloc(sizeof(*q))) == NULL) {
+		pthread_mutex_unlock(&l->lock);
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}
 	*q = *a;
 	memcpy(q->message_id_sha256, hash, sizeof(hash));
-	pthread_mutex_lock(&l->lock);
-	if ((waiting = l->count) < LEDGER_QUEUE_MAX) {
-		l->queue[(l->head + l->count++) % LEDGER_QUEUE_MAX] = q;
-		if (l->count == 1 || l->count == GATHER_MAX)
-			pthread_cond_signal(&l->wake);
-		pthread_mutex_unlock(&l->lock);
-		return 0;
-	}
-	if (l->fault.msg[0] != '\0')
-		pa_err_set(err, "%s; %zu waiting", l->fault.msg, waiting);
-	else
-		pa_err_set(err, "cannot write arrival records to %s as fast "
-		    "as they come; %zu waiting", l->path, waiting);
+	l->queue[(l->head + l->count++) % LEDGER_QUEUE_MAX] = q;
+	if (l->count == 1 || l->count == GATHER_MAX)
+		pthread_cond_signal(&l->wake);
 	pthread_mutex_unlock(&l->lock);
-	free(q);
-	return PA_ERROR;
+	return 0;
 }
 
 size_t
