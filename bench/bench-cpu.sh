@@ -53,6 +53,18 @@
 #   - latency: BENCH_CPU_LATENCY messages (default 500) one at a time, so
 #     that no message waits for another, from MAIL to the reply to the end
 #     of the message: p50 and p99 over every round's messages.
+# Then, when valgrind is installed (BENCH_CPU_INSTR=0 skips it), the work
+# counted rather than timed, as no machine's noise moves it: the floor,
+# ours and ours without a StateFile ("nostate") run under callgrind on a
+# unix socket, one message a connection, and for each kind,
+# BENCH_CPU_INSTR_COUNT messages (default 200, after 50 not counted) are
+# counted in instructions a message, the writer's work on them included
+# (instr_KIND_MILTER, instr_KIND_over_floor: ours - floor,
+# instr_KIND_statefile: ours - nostate); then the functions where most of
+# ours's instructions went.  The count
+# leaves out the kernel (the socket, the thread switches: most of the
+# floor's time) and runs every program without the CPU extensions that
+# valgrind lacks (SHA-256 counts several times what it costs).
 # Prints "name value unit" lines, each name prefixed by its shape
 # (tcp1_cpu_v01_pass_ours): cpu_KIND_MILTER (and _spread), cpu_KIND_ratio
 # (ours/floor), cpu_KIND_over_floor (ours - floor), cpu_KIND_opendkim_ratio
@@ -68,7 +80,7 @@
 # latency p99 at most 1.5 times the floor's.  It only reports: the exit
 # status is 0 unless a program it needs is missing or a milter fails; it
 # says what it skips and why (no gpg, no patatt or git, no OpenDKIM, no
-# python3).  Needs no root and no MTA.
+# python3, no valgrind).  Needs no root and no MTA.
 
 if [ $# -ne 2 ]; then
 	echo "usage: bench-cpu.sh ABS_BUILDDIR ABS_SRCDIR" >&2
@@ -369,6 +381,15 @@ start() {
 		    cat "$T/opendkim.base"; } >"$T/opendkim.conf"
 		(
 			case $sname in
+			cg_*)	set -- valgrind --tool=callgrind \
+				    --callgrind-out-file="$T/$sname.cg"
+				case $sname in
+				cg_floor) exec "$@" "$NULLMILTER" -p "$ssock" ;;
+				cg_ours) exec "$@" "$MILTER" -f \
+				    -c "$T/ours.conf" -p "$ssock" ;;
+				cg_nostate) exec "$@" "$MILTER" -f \
+				    -c "$T/check.conf" -p "$ssock" ;;
+				esac ;;
 			floor)	exec "$NULLMILTER" -p "$ssock" ;;
 			ours)	exec "$MILTER" -f -c "$T/ours.conf" \
 				    -p "$ssock" ;;
@@ -557,4 +578,70 @@ for shape in $SHAPES; do
 	stop
 	report "$shape"
 done
+
+# --- the work counted -------------------------------------------------------
+INSTR_COUNT=${BENCH_CPU_INSTR_COUNT:-200}
+CG_MILTERS="cg_floor cg_ours cg_nostate"
+if [ "${BENCH_CPU_INSTR:-1}" = 0 ]; then
+	exit 0
+elif ! command -v valgrind >/dev/null 2>&1 ||
+    ! command -v callgrind_control >/dev/null 2>&1; then
+	echo "bench-cpu: valgrind is not installed: no instruction counts"
+	exit 0
+fi
+shape=instr
+for m in $CG_MILTERS; do
+	start "$m"
+done
+echo
+echo "bench-cpu: instructions a message under callgrind, $INSTR_COUNT" \
+    "messages one a connection after 50, the kernel's work left out"
+# instr NAME: NAME's instructions since its counts were zeroed, in its
+# dump number $n, made now
+instr() {
+	eval "ipid=\$PID_$1"
+	callgrind_control -d "$ipid" >/dev/null 2>&1 || return 1
+	i=0
+	while [ ! -s "$T/$1.cg.$n" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sed -n 's/^summary: *//p' "$T/$1.cg.$n" 2>/dev/null
+}
+n=0
+for k in $KINDS; do
+	n=$((n + 1))
+	for m in $CG_MILTERS; do
+		eval "ipid=\$PID_$m"
+		drive "instr_${k}_${m}_warm" "$k" "$m" -c 1 -m 1 -w 0 -n 50 \
+		    -t 120
+		callgrind_control -z "$ipid" >/dev/null 2>&1
+		drive "instr_${k}_$m" "$k" "$m" -c 1 -m 1 -w 0 \
+		    -n "$INSTR_COUNT" -t 600
+		# the StateFile's writer writes the last batch
+		sleep 0.5
+		eval "I_$m=\$(instr $m)"
+	done
+	awk -v k="$k" -v n="$INSTR_COUNT" -v f="$I_cg_floor" \
+	    -v o="$I_cg_ours" -v s="$I_cg_nostate" 'BEGIN {
+		if (f == "" || o == "" || s == "") {
+			printf "bench-cpu: no instruction count for %s\n", k
+			exit
+		}
+		printf "instr_%s_floor %.0f instr/msg\n", k, f / n
+		printf "instr_%s_ours %.0f instr/msg\n", k, o / n
+		printf "instr_%s_nostate %.0f instr/msg\n", k, s / n
+		printf "instr_%s_over_floor %.0f instr/msg\n", k, (o - f) / n
+		printf "instr_%s_statefile %.0f instr/msg\n", k, (o - s) / n }'
+	[ ! -s "$T/cg_ours.cg.$n" ] || {
+		echo "bench-cpu: where ours's instructions went on $k mail" \
+		    "(a function's own, of all it counted):"
+		callgrind_annotate --threshold=100 --inclusive=no \
+		    "$T/cg_ours.cg.$n" 2>/dev/null | awk '
+		    /file:function/ { go = 1; next }
+		    go && $1 ~ /^[0-9,]+$/ && $0 !~ /:(clone|start_thread) / {
+			print "  " $0; if (++shown == 8) exit }'
+	}
+done
+stop
 exit 0
