@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t-codec - the transfer decoders and RFC 2047 words, with the leniency of
- * git mailinfo.
+ * git mailinfo; hex written, and read back strictly.
  */
 #include "config.h"
 
@@ -69,6 +69,99 @@ static const struct {
 	{ "=?utf-8*en?q?x?=", NULL, 1 },
 };
 
+/* Every digit once, in both places of a byte. */
+static const unsigned char hex_bytes[] = {
+	0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0x00, 0xff, 0x10, 0xfe
+};
+#define HEX_LOWER	"0123456789abcdef00ff10fe"
+#define HEX_UPPER	"0123456789ABCDEF00FF10FE"
+
+static const struct {
+	const char	*in;
+	size_t		 n;		/* bytes asked for */
+	int		 upper;
+	const char	*want;		/* NULL: refused */
+} unhex_cases[] = {
+	{ HEX_LOWER, sizeof(hex_bytes), 0, (const char *)hex_bytes },
+	{ HEX_UPPER, sizeof(hex_bytes), 1, (const char *)hex_bytes },
+	{ "", 0, 0, "" },
+	{ "", 0, 1, "" },
+	{ "7f", 1, 0, "\x7f" },
+	{ "7F", 1, 1, "\x7f" },
+	{ "0a1b", 1, 0, "\x0a" },	/* what follows is the caller's */
+	{ "0A", 1, 0, NULL },		/* the other case */
+	{ "0a", 1, 1, NULL },
+	{ "aB", 1, 0, NULL },
+	{ "aB", 1, 1, NULL },
+	{ "1g", 1, 0, NULL },		/* next to the digits */
+	{ "1G", 1, 1, NULL },
+	{ "/0", 1, 0, NULL },
+	{ "9:", 1, 0, NULL },
+	{ "@1", 1, 1, NULL },
+	{ "`1", 1, 0, NULL },
+	{ "0x", 1, 0, NULL },
+	{ " 1", 1, 0, NULL },
+	{ "\xc3\xa9", 1, 0, NULL },
+	{ "abc", 2, 0, NULL },		/* short: its NUL is no digit */
+	{ "", 1, 0, NULL },
+	{ "ab\0cd", 2, 0, NULL },
+};
+
+/* hex_tests - codec_hex() and codec_unhex() */
+static void
+hex_tests(void)
+{
+	unsigned char all[256], back[256], got[16];
+	char out[2 * 256 + 2];
+	size_t i;
+	int rc, upper;
+
+	for (upper = 0; upper <= 1; upper++) {
+		memset(out, 'x', sizeof(out));
+		codec_hex(out, hex_bytes, sizeof(hex_bytes), upper);
+		tap_check_str(out, upper ? HEX_UPPER : HEX_LOWER,
+		    "hex written %s-case", upper ? "upper" : "lower");
+		tap_check_int(out[2 * sizeof(hex_bytes) + 1], 'x',
+		    "hex writes nothing after its NUL (%s-case)",
+		    upper ? "upper" : "lower");
+		memset(out, 'x', sizeof(out));
+		codec_hex(out, "", 0, upper);
+		tap_check(out[0] == '\0' && out[1] == 'x',
+		    "no bytes: a NUL alone (%s-case)", upper ? "upper" : "lower");
+	}
+	for (i = 0; i < sizeof(all); i++)
+		all[i] = (unsigned char)i;
+	for (upper = 0; upper <= 1; upper++) {
+		codec_hex(out, all, sizeof(all), upper);
+		rc = codec_unhex(back, out, sizeof(all), upper);
+		tap_check(rc == 0 && memcmp(back, all, sizeof(all)) == 0,
+		    "every byte written and read back (%s-case)",
+		    upper ? "upper" : "lower");
+		rc = codec_unhex(back, out, sizeof(all), !upper);
+		tap_check_int(rc, PA_EDECODE,
+		    "every byte written %s-case is refused as %s-case",
+		    upper ? "upper" : "lower", upper ? "lower" : "upper");
+	}
+
+	for (i = 0; i < sizeof(unhex_cases) / sizeof(unhex_cases[0]); i++) {
+		memset(got, 0x5a, sizeof(got));
+		rc = codec_unhex(got, unhex_cases[i].in, unhex_cases[i].n,
+		    unhex_cases[i].upper);
+		if (unhex_cases[i].want == NULL) {
+			tap_check_int(rc, PA_EDECODE, "unhex case %zu refused",
+			    i);
+			tap_check(got[0] == 0x5a && got[1] == 0x5a,
+			    "unhex case %zu leaves out as it was", i);
+			continue;
+		}
+		tap_check_int(rc, 0, "unhex case %zu read", i);
+		tap_check_mem(got, unhex_cases[i].n, unhex_cases[i].want,
+		    unhex_cases[i].n, "unhex case %zu bytes", i);
+		tap_check_int(got[unhex_cases[i].n], 0x5a,
+		    "unhex case %zu writes n bytes only", i);
+	}
+}
+
 int
 main(void)
 {
@@ -122,6 +215,8 @@ main(void)
 	rfc2047_decode(&out, "=?iso-8859-1?q?J=F6rg?=", 23, &cc, &scratch,
 	    &converted, &why);
 	tap_check_int(converted, 1, "conversion is reported");
+
+	hex_tests();
 
 	charset_conv_release(&cc);
 	sbuf_release(&out);

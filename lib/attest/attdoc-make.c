@@ -196,7 +196,7 @@ add_clean(struct sbuf *out, const char *s)
 static void
 add_subject(struct sbuf *out, const char *s)
 {
-	static const char hex[] = "0123456789ABCDEF";
+	char esc[4] = "=";	/* "=XY" */
 	const char *p, *w;
 	size_t col = sizeof("Subject: ") - 1, n, k, cl, enc;
 	int ascii = 1;
@@ -252,9 +252,8 @@ add_subject(struct sbuf *out, const char *s)
 				    c != '?' && c != '_')
 					sbuf_addch(out, c);
 				else {
-					sbuf_addch(out, '=');
-					sbuf_addch(out, hex[c >> 4]);
-					sbuf_addch(out, hex[c & 15]);
+					codec_hex(esc + 1, &c, 1, 1);
+					sbuf_addstr(out, esc);
 				}
 			}
 			enc += n;

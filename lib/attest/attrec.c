@@ -122,18 +122,6 @@ checksum(unsigned char sum[SUM_LEN], const unsigned char *docid,
 }
 
 /*
- * hex_value - the value of hex digit c of the case given, or -1: a letter
- * of the other case would not come back as it was
- */
-static int
-hex_value(int c, int upper)
-{
-	if (c >= (upper ? 'a' : 'A') && c <= (upper ? 'f' : 'F'))
-		return -1;
-	return codec_hexval(c);
-}
-
-/*
  * put_text - s (of at most size - 1 bytes) as a text field, its hex
  * tail, when it has one worth it, as the bytes it spells (hextag, 0 for
  * none): an even number of digits, HEX_RUN_MIN or more, of one case
@@ -142,12 +130,13 @@ static void
 put_text(struct sbuf *sb, int tag, int hextag, int upper, const char *s,
     size_t size)
 {
-	size_t len = strnlen(s, size - 1), run = 0, i;
+	size_t len = strnlen(s, size - 1), run = 0;
+	unsigned char byte;
 
-	while (hextag != 0 && run < len &&
-	    hex_value((unsigned char)s[len - run - 1], upper) >= 0)
-		run++;
-	run &= ~(size_t)1;
+	/* Pairs of digits, counted from the end: an odd one out stays text. */
+	while (hextag != 0 && len - run >= 2 &&
+	    codec_unhex(&byte, s + len - run - 2, 1, upper) == 0)
+		run += 2;
 	if (run < HEX_RUN_MIN)
 		run = 0;
 	if (len > run)
@@ -156,9 +145,11 @@ put_text(struct sbuf *sb, int tag, int hextag, int upper, const char *s,
 		return;
 	sbuf_addch(sb, hextag);
 	put_varint(sb, (uint32_t)(run / 2));
-	for (i = len - run; i < len; i += 2)
-		sbuf_addch(sb, hex_value((unsigned char)s[i], upper) << 4 |
-		    hex_value((unsigned char)s[i + 1], upper));
+	if (sbuf_grow(sb, run / 2) != 0)
+		return;
+	codec_unhex(sb->buf + sb->len, s + len - run, run / 2, upper);
+	sb->len += run / 2;
+	sb->buf[sb->len] = '\0';
 }
 
 int
@@ -206,16 +197,11 @@ static int
 put_hex(char *str, size_t size, const unsigned char *p, size_t len,
     int upper)
 {
-	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-	size_t at = strlen(str), i;
+	size_t at = strlen(str);
 
 	if (len > (size - at - 1) / 2)
 		return -1;
-	for (i = 0; i < len; i++) {
-		str[at++] = digits[p[i] >> 4];
-		str[at++] = digits[p[i] & 0x0f];
-	}
-	str[at] = '\0';
+	codec_hex(str + at, p, len, upper);
 	return 0;
 }
 

@@ -35,6 +35,49 @@ codec_hexval(int c)
 	return -1;
 }
 
+/*
+ * hexval_case - the value of hex digit c of the case upper says, or -1: a
+ * letter of the other case would not be written out as it was read
+ */
+static int
+hexval_case(int c, int upper)
+{
+	if (c >= (upper ? 'a' : 'A') && c <= (upper ? 'f' : 'F'))
+		return -1;
+	return codec_hexval(c);
+}
+
+void
+codec_hex(char *out, const void *in, size_t len, int upper)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	const unsigned char *p = in;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		*out++ = digits[p[i] >> 4];
+		*out++ = digits[p[i] & 15];
+	}
+	*out = '\0';
+}
+
+int
+codec_unhex(void *out, const char *hex, size_t n, int upper)
+{
+	const unsigned char *h = (const unsigned char *)hex;
+	unsigned char *o = out;
+	size_t i;
+
+	/* Every digit is checked before a byte is written. */
+	for (i = 0; i < 2 * n; i++)
+		if (hexval_case(h[i], upper) < 0)
+			return PA_EDECODE;
+	for (i = 0; i < n; i++)
+		o[i] = (unsigned char)(codec_hexval(h[2 * i]) << 4 |
+		    codec_hexval(h[2 * i + 1]));
+	return 0;
+}
+
 int
 codec_qp_line(struct sbuf *out, const char *in, size_t len, int q_word)
 {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * codec - the transfer-encoding decoders, lenient the way git mailinfo is.
+ * codec - the transfer-encoding decoders, lenient the way git mailinfo is,
+ * and hex digits: the project's one writer of them and its readers.
  *
  * Both decoders append to out and never fail on bad input: they decode
  * what they can and skip the rest.  Input is treated as a C string: a NUL
@@ -37,6 +38,22 @@ int	codec_b64_strict(struct sbuf *out, const char *in, size_t len);
 
 /* codec_hexval - the value of one hex digit of either case, or -1 */
 int	codec_hexval(int c);
+
+/*
+ * codec_hex - the len bytes at in as 2 * len hex digits, upper-case or
+ * lower-case as upper says, and a NUL: out holds 2 * len + 1 bytes.
+ */
+void	codec_hex(char *out, const void *in, size_t len, int upper);
+
+/*
+ * codec_unhex - the n bytes that the 2 * n hex digits at hex spell, into
+ * out: the digits all of the case upper says, so that the bytes written
+ * out again give back the same text.  Returns 0, or PA_EDECODE when any
+ * of the 2 * n characters is not such a digit (out then unchanged).  hex
+ * is read no further than its first character that is not one, a NUL
+ * included; what follows the digits is the caller's to check.
+ */
+int	codec_unhex(void *out, const char *hex, size_t n, int upper);
 
 /* codec_b64_encode - standard base64 with padding, appended to out */
 int	codec_b64_encode(struct sbuf *out, const void *in, size_t len);

@@ -7,6 +7,7 @@
 #include <openssl/evp.h>
 
 #include "patchattest.h"
+#include "codec.h"
 #include "digest.h"
 
 const unsigned char digest_empty[DIGEST_LEN] = {
@@ -132,12 +133,5 @@ digest_sha256(unsigned char out[DIGEST_LEN], const void *data, size_t len)
 void
 digest_hex(char out[DIGEST_HEXLEN + 1], const unsigned char in[DIGEST_LEN])
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < DIGEST_LEN; i++) {
-		out[2 * i] = hex[in[i] >> 4];
-		out[2 * i + 1] = hex[in[i] & 15];
-	}
-	out[DIGEST_HEXLEN] = '\0';
+	codec_hex(out, in, DIGEST_LEN, 0);
 }

@@ -272,16 +272,15 @@ void
 msghash_attid(char out[MSGHASH_ATTID_LEN + 1], const unsigned char *i,
     const unsigned char *m, const unsigned char *p)
 {
-	static const char hex[] = "0123456789abcdef";
 	const unsigned char *part[3] = { i, m, p };
-	size_t k, j;
+	size_t k;
 
+	/* the NUL after each part but the last becomes its '-' */
 	for (k = 0; k < 3; k++) {
-		for (j = 0; j < 4; j++) {
-			*out++ = hex[part[k][j] >> 4];
-			*out++ = hex[part[k][j] & 0xf];
-		}
-		*out++ = k < 2 ? '-' : '\0';
+		codec_hex(out, part[k], 4, 0);
+		out += 8;
+		if (k < 2)
+			*out++ = '-';
 	}
 }
 

@@ -41,13 +41,6 @@ git_alpha(unsigned char c)
 }
 
 static int
-hexdigit(unsigned char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-	    (c >= 'A' && c <= 'F');
-}
-
-static int
 starts(const struct pid_line *l, const char *prefix)
 {
 	size_t k = strlen(prefix);
@@ -242,7 +235,7 @@ oid_line(const struct pid_line *l)
 	if (l->n - off < 40)
 		return 0;
 	for (i = 0; i < 40; i++)
-		if (!hexdigit((unsigned char)l->s[off + i]))
+		if (codec_hexval((unsigned char)l->s[off + i]) < 0)
 			return 0;
 	return 1;
 }
@@ -320,10 +313,9 @@ next_line(const char *text, size_t len, size_t *pos, struct pid_line *l)
 int
 patchid_compute(char out[PATCHID_HEXLEN + 1], const char *patch, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
 	struct pid_state st;
 	struct pid_line l;
-	size_t pos = 0, i;
+	size_t pos = 0;
 	int rc = PA_ENOPATCH, more = 1;
 
 	digest_init_sha1(&st.d);
@@ -341,10 +333,6 @@ patchid_compute(char out[PATCHID_HEXLEN + 1], const char *patch, size_t len)
 	digest_release(&st.d);
 	if (rc != 0)
 		return rc;
-	for (i = 0; i < DIGEST_SHA1_LEN; i++) {
-		out[2 * i] = hex[st.sum[i] >> 4];
-		out[2 * i + 1] = hex[st.sum[i] & 15];
-	}
-	out[PATCHID_HEXLEN] = '\0';
+	codec_hex(out, st.sum, DIGEST_SHA1_LEN, 0);
 	return 0;
 }

@@ -33,9 +33,8 @@ static int	 quote_part(char *, size_t, size_t *, const char *, size_t);
 static int
 quote_part(char *out, size_t size, size_t *n, const char *s, size_t len)
 {
-	static const char hex[] = "0123456789ABCDEF";
+	unsigned char c;
 	size_t i;
-	int c;
 
 	if (len == 0 || (len == 1 && s[0] == '.') ||
 	    (len == 2 && s[0] == '.' && s[1] == '.'))
@@ -52,9 +51,10 @@ quote_part(char *out, size_t size, size_t *n, const char *s, size_t len)
 		else if (c == ' ')
 			out[(*n)++] = '+';
 		else {
+			/* "%XY", its NUL within the room checked above */
 			out[(*n)++] = '%';
-			out[(*n)++] = hex[c >> 4];
-			out[(*n)++] = hex[c & 15];
+			codec_hex(out + *n, &c, 1, 1);
+			*n += 2;
 		}
 	}
 	return 0;

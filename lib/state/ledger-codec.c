@@ -217,18 +217,9 @@ ledger_seal(struct sbuf *sb, size_t start, const void *key, size_t keylen)
 int
 ledger_unhex(unsigned char *out, const char *hex, size_t n)
 {
-	static const char digits[] = "0123456789abcdef";
-	const char *hi, *lo;
-	size_t i;
-
-	if (strnlen(hex, 2 * n + 1) != 2 * n)
+	if (strnlen(hex, 2 * n + 1) != 2 * n ||
+	    codec_unhex(out, hex, n, 0) != 0)
 		return -1;
-	for (i = 0; i < n; i++) {
-		if ((hi = memchr(digits, hex[2 * i], 16)) == NULL ||
-		    (lo = memchr(digits, hex[2 * i + 1], 16)) == NULL)
-			return -1;
-		out[i] = (unsigned char)((hi - digits) << 4 | (lo - digits));
-	}
 	return 0;
 }
 
@@ -256,16 +247,11 @@ decode_field(const struct field *f, int version, int bin,
 {
 	unsigned char *dst = (unsigned char *)obj + f->off;
 	uint64_t v;
-	size_t i;
 
 	if (bin) {
 		if (len != (f->size - 1) / 2)
 			return PA_ERROR;
-		for (i = 0; i < len; i++) {
-			dst[2 * i] = "0123456789abcdef"[p[i] >> 4];
-			dst[2 * i + 1] = "0123456789abcdef"[p[i] & 15];
-		}
-		dst[2 * len] = '\0';
+		codec_hex((char *)dst, p, len, 0);
 		return 0;
 	}
 	switch (f->type) {

@@ -189,7 +189,7 @@ pg_habit_write(struct pg_txn *t, const struct habit_state *hs)
 	snprintf(win, sizeof(win), "%" PRIu32, hs->window);
 	snprintf(tm[0], sizeof(tm[0]), "%lld", (long long)hs->h.first_signed);
 	snprintf(tm[1], sizeof(tm[1]), "%lld", (long long)hs->h.last_signed);
-	pg_hex(ids, (const unsigned char *)hs->ids, sizeof(hs->ids));
+	codec_hex(ids, hs->ids, sizeof(hs->ids), 0);
 	p[0] = ident;
 	p[1] = hs->h.key;
 	p[2] = num[0];
@@ -389,7 +389,7 @@ put(struct batch *b, const struct journal_entry *e, struct pg_import_put *imp)
 	}
 	*rec = e->a;
 	memcpy(rec->message_id_sha256, hash, sizeof(hash));
-	pg_hex(sha, hash, sizeof(hash));
+	codec_hex(sha, hash, sizeof(hash), 0);
 	if ((rc = number(b, sha, e->record_id, rec, imp, &dup)) == 0 &&
 	    !dup && b->kept)
 		rc = insert(b, e->record_id, sha, rec, &dup);

@@ -255,7 +255,7 @@ record_id(char out[33], const struct arrival *a)
 	digest_release(&d);
 	if (rc != 0)
 		return PA_ENOMEM;
-	pg_hex(out, sum, 16);
+	codec_hex(out, sum, 16, 0);
 	return 0;
 }
 

@@ -303,8 +303,6 @@ void	pg_copies_row(const PGresult *res, int i, int col,
 /* pg_unhex - 2 * n hex digits h into out (n bytes); left as it is when
    h is not that */
 void	pg_unhex(void *out, size_t n, const char *h);
-/* pg_hex - n bytes of p in hex into out (2 * n + 1 bytes) */
-void	pg_hex(char *out, const unsigned char *p, size_t n);
 /* a habit's columns, as pg_habit_row() reads them from its col on */
 #define PG_HABIT_COLUMNS \
 	"key, recent, recent_signed, run, " \

@@ -30,7 +30,7 @@
 #include "pg-journal-int.h"
 
 #define OLD_MAPSIZE	((size_t)256 << 20)	/* the old journal's map */
-#define OLD_ID_HEX	32
+#define OLD_ID_HEX	(2 * JID_LEN)	/* the record id, in hex */
 
 /* The conversion under way. */
 struct conv {
@@ -44,38 +44,17 @@ struct conv {
 	struct pa_err	*err;
 };
 
-/* unhex - 32 hex digits into id: 0, or -1 */
-static int
-unhex(unsigned char id[JID_LEN], const char *h)
-{
-	static const char digits[] = "0123456789abcdef";
-	const char *hi, *lo;
-	size_t i;
-
-	for (i = 0; i < JID_LEN; i++) {
-		if (h[2 * i] == '\0' || h[2 * i + 1] == '\0' ||
-		    (hi = strchr(digits, h[2 * i])) == NULL ||
-		    (lo = strchr(digits, h[2 * i + 1])) == NULL)
-			return -1;
-		id[i] = (unsigned char)((hi - digits) << 4 | (lo - digits));
-	}
-	return 0;
-}
-
 /* readable - the old entry (k, v), after sequence number after, into
    seq, id and a: whether it is whole */
 static int
 readable(const MDB_val *k, const MDB_val *v, uint64_t after, uint64_t *seq,
     unsigned char id[JID_LEN], struct arrival *a)
 {
-	char hex[OLD_ID_HEX + 1];
-
 	if (k->mv_size != 8 || v->mv_size < OLD_ID_HEX)
 		return 0;
 	*seq = bigend_get64(k->mv_data);
-	memcpy(hex, v->mv_data, OLD_ID_HEX);
-	hex[OLD_ID_HEX] = '\0';
-	return *seq > after && *seq <= UINT64_MAX / 2 && unhex(id, hex) == 0 &&
+	return *seq > after && *seq <= UINT64_MAX / 2 &&
+	    codec_unhex(id, v->mv_data, JID_LEN, 0) == 0 &&
 	    ledger_decode_arrival((const char *)v->mv_data + OLD_ID_HEX,
 	    v->mv_size - OLD_ID_HEX, k->mv_data, k->mv_size, a) == 0;
 }

@@ -321,20 +321,15 @@ static int
 entry(struct journal *j, const struct jent *r, unsigned char *buf,
     struct journal_entry *e)
 {
-	static const char hex[] = "0123456789abcdef";
 	unsigned char id[JID_LEN];
 	uint64_t prev;
-	size_t len, k;
+	size_t len;
 
 	if (jpread(j->fd, buf, r->len, r->off) != (ssize_t)r->len ||
 	    jframe_read(buf, r->len, j->h.key, &len, &e->seq, &prev, id,
 	    &e->a) != JFRAME_OK || len != r->len || e->seq != r->seq)
 		return -1;
-	for (k = 0; k < JID_LEN; k++) {
-		e->record_id[2 * k] = hex[id[k] >> 4];
-		e->record_id[2 * k + 1] = hex[id[k] & 15];
-	}
-	e->record_id[2 * JID_LEN] = '\0';
+	codec_hex(e->record_id, id, JID_LEN, 0);
 	return 0;
 }
 

@@ -230,7 +230,7 @@ pg_lookup(struct pgdb *db, struct journal *j, const char *const *names,
 			free(q.e);
 			return;
 		}
-		pg_hex(hex, ask->message_id_sha256, 32);
+		codec_hex(hex, ask->message_id_sha256, 32, 0);
 		params[0] = hex;
 	}
 	if ((rc = pgdb_query(db, lookup_sql, LOOKUP_PINS_MAX + 2, params,

@@ -49,19 +49,6 @@ field(char *dst, size_t size, const PGresult *res, int i, int c)
 }
 
 void
-pg_hex(char *out, const unsigned char *p, size_t n)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[p[i] >> 4];
-		out[2 * i + 1] = digits[p[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-void
 pg_unhex(void *out, size_t n, const char *h)
 {
 	unsigned char *o = out;
@@ -235,7 +222,7 @@ pg_ledger_copies(struct ledger *base, const char *message_id, size_t len,
 		pa_err_set(err, "%s", pa_strerror(PA_ENOMEM));
 		return PA_ENOMEM;
 	}
-	pg_hex(hex, hash, sizeof(hash));
+	codec_hex(hex, hash, sizeof(hash), 0);
 	if ((rc = pgdb_query(l->db, copies_sql, 1, p, &res, err)) != 0)
 		return rc;
 	if (PQntuples(res) == 1)
