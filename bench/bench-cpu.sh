@@ -52,7 +52,11 @@
 #     median round, and the rounds' spread;
 #   - latency: BENCH_CPU_LATENCY messages (default 500) one at a time, so
 #     that no message waits for another, from MAIL to the reply to the end
-#     of the message: p50 and p99 over every round's messages.
+#     of the message: p50 and p99 over every round's messages.  The
+#     milters take turns in ten chunks, each first in turn, so that the
+#     machine's slow moments fall on all of them alike; OpenDKIM's come
+#     after them, whole: a milter measured right after its idle waits
+#     was the slower in an A/A run (ours and before the same build).
 # Then, when valgrind is installed (BENCH_CPU_INSTR=0 skips it), the work
 # counted rather than timed, as no machine's noise moves it: the floor,
 # ours and ours without a StateFile ("nostate") run under callgrind on a
@@ -457,6 +461,28 @@ quantile() {
 		if (NR) printf "%.0f\n", v[i] }'
 }
 
+# latency KIND ROUND: each milter's latency, one message at a time, the
+# milters taking turns in LAT_CHUNKS chunks, each first in turn; then
+# OpenDKIM's
+LAT_CHUNKS=10
+latency() {
+	lorder="floor ours${BEFORE:+ before}"
+	lc=1
+	while [ $lc -le $LAT_CHUNKS ]; do
+		for m in $lorder; do
+			drive "${shape}_lat_$1_$m.$2.$lc" "$1" "$m" -c 1 \
+			    -m $per_conn -w 5 \
+			    -n $(((LATENCY + LAT_CHUNKS - 1) / LAT_CHUNKS)) \
+			    -o "$T/${shape}_lat_$1_$m.$2.$lc.us"
+		done
+		lorder="${lorder#* } ${lorder%% *}"
+		lc=$((lc + 1))
+	done
+	[ -z "$OPENDKIM" ] || drive "${shape}_lat_$1_opendkim.$2" "$1" \
+	    opendkim -c 1 -m $per_conn -w 50 -n "$LATENCY" \
+	    -o "$T/${shape}_lat_$1_opendkim.$2.us"
+}
+
 # report S: the figures of shape S (S is their names' prefix)
 report() {
 	for k in $KINDS; do
@@ -563,10 +589,8 @@ for shape in $SHAPES; do
 				drive "${shape}_cpu_${k}_$m.$r" "$k" "$m" \
 				    -c $CONNS -m $per_conn -w $WARMUP \
 				    -n "$COUNT"
-				drive "${shape}_lat_${k}_$m.$r" "$k" "$m" \
-				    -c 1 -m $per_conn -w 50 -n "$LATENCY" \
-				    -o "$T/${shape}_lat_${k}_$m.$r.us"
 			done
+			latency "$k" "$r"
 		done
 		r=$((r + 1))
 	done
