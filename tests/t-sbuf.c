@@ -78,6 +78,41 @@ test_grow(void)
 	free(v);
 }
 
+/*
+ * sbuf_addf formats into the room the buffer has, and again when that was
+ * too small: a text that fits, one that does not, one past the cap (cut
+ * off again, the buffer still a string), into an empty buffer
+ */
+static void
+test_addf(void)
+{
+	struct sbuf sb;
+
+	sbuf_init(&sb, 100);
+	tap_check_int(sbuf_addf(&sb, "%s-%d", "first", 1), 0,
+	    "addf into an empty buffer");
+	tap_check_str(sb.buf, "first-1", "addf into an empty buffer: its text");
+	tap_check(sb.alloc > sb.len + 8, "the buffer has room for more");
+	tap_check_int(sbuf_addf(&sb, "%c%c", 'a', 'b'), 0, "addf that fits");
+	tap_check_str(sb.buf, "first-1ab", "addf that fits: its text");
+	tap_check_int(sbuf_addf(&sb, "%070d", 7), 0,
+	    "addf longer than the room left");
+	tap_check_int(sb.len, 79, "addf longer than the room: its length");
+	tap_check(strncmp(sb.buf, "first-1ab000", 12) == 0 &&
+	    sb.buf[78] == '7' && sb.buf[79] == '\0',
+	    "addf longer than the room: its text, NUL-terminated");
+	tap_check(sb.alloc > sb.max + 1,
+	    "the allocation outgrew the cap (room past the cap to refuse)");
+	tap_check_int(sbuf_addf(&sb, "%030d", 0), PA_ETOOBIG,
+	    "addf past the cap, though the allocation holds it");
+	tap_check_int(sb.len, 79, "addf past the cap leaves the length");
+	tap_check(sb.buf[79] == '\0' && sb.buf[78] == '7',
+	    "addf past the cap leaves the text, NUL-terminated");
+	tap_check_int(sbuf_addf(&sb, "x"), PA_ETOOBIG,
+	    "addf after a failure fails");
+	sbuf_release(&sb);
+}
+
 int
 main(void)
 {
@@ -87,6 +122,7 @@ main(void)
 	int i;
 
 	test_grow();
+	test_addf();
 	sbuf_init(&sb, 16);
 	tap_check(sb.buf != NULL && sb.buf[0] == '\0' && sb.len == 0,
 	    "a new buffer is an empty string");

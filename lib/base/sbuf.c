@@ -102,24 +102,37 @@ sbuf_addstr(struct sbuf *sb, const char *s)
 	return sbuf_add(sb, s, strlen(s));
 }
 
+/*
+ * sbuf_addf - formatted into the room the buffer has, and formatted again
+ * only when that was too small: most texts fit, and are formatted once
+ */
 int
 sbuf_addf(struct sbuf *sb, const char *fmt, ...)
 {
+	size_t room = sb->alloc - sb->len;	/* 0 for sbuf_empty */
 	va_list ap;
 	int n, rc;
 
+	if (sb->failed)
+		return sb->failed;
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(room ? sb->buf + sb->len : NULL, room, fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		return sb->failed ? sb->failed : (sb->failed = PA_ERROR);
-	if ((rc = sbuf_grow(sb, (size_t)n)) != 0)
-		return rc;
-	va_start(ap, fmt);
-	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	sb->len += (size_t)n;
-	return 0;
+		rc = sb->failed = PA_ERROR;
+	else if ((rc = sbuf_grow(sb, (size_t)n)) == 0) {
+		if ((size_t)n >= room) {
+			va_start(ap, fmt);
+			vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+			va_end(ap);
+		}
+		sb->len += (size_t)n;
+		return 0;
+	}
+	/* what did not fit or failed is cut off again */
+	if (sb->alloc)
+		sb->buf[sb->len] = '\0';
+	return rc;
 }
 
 /* sbuf_setlen - shorten (never lengthen) the contents */
