@@ -637,12 +637,14 @@ for k in $KINDS; do
 	n=$((n + 1))
 	for m in $CG_MILTERS; do
 		eval "ipid=\$PID_$m"
+		# after each drive, the StateFile's writer writes its last
+		# batch (LEDGER_GATHER_MS): the warm-up's before the count
 		drive "instr_${k}_${m}_warm" "$k" "$m" -c 1 -m 1 -w 0 -n 50 \
 		    -t 120
+		sleep 0.5
 		callgrind_control -z "$ipid" >/dev/null 2>&1
 		drive "instr_${k}_$m" "$k" "$m" -c 1 -m 1 -w 0 \
 		    -n "$INSTR_COUNT" -t 600
-		# the StateFile's writer writes the last batch
 		sleep 0.5
 		eval "I_$m=\$(instr $m)"
 	done
