@@ -8,19 +8,24 @@
 #    counted) over BENCH_MILTER_SESSIONS sessions (default 10) through
 #    Postfix alone, with bench/nullmilter (does nothing, accepts all: the
 #    floor of any milter) and with patchattest-milter, the milters each on
-#    a unix and on an inet socket, ours without a StateFile; and ours on
-#    the unix socket recording each mail in a StateFile (ledger_unix),
-#    and, when PostgreSQL is installed, in a StateDatabase on this host
-#    (ledger_pg: a server started as tests/pg-lib.sh starts it, on a
-#    unix socket); each rate also as a ratio to Postfix alone, ours to
-#    the do-nothing milter's on the same socket, and ledger_pg's to
-#    ledger_unix's;
+#    a unix and on an inet socket, ours without a StateFile; and ours
+#    recording each mail in a StateFile, on each socket (ledger_unix,
+#    ledger_inet), and, when PostgreSQL is installed, in a StateDatabase
+#    on this host (ledger_pg: a server started as tests/pg-lib.sh starts
+#    it, on a unix socket); each rate also as a ratio to Postfix alone,
+#    ours to the do-nothing milter's on the same socket, and ledger_pg's
+#    to ledger_unix's; and each milter's own CPU a message (its process's
+#    user and system time, all threads, read from /proc before and after
+#    the messages counted: clock ticks, so 1% or so over 2,000 messages),
+#    ours against the do-nothing milter's on the same socket
+#    (*_cpu_vs_null_*: ratio, and _over in microseconds);
 #  - signed mail: with a corpus ($PATCHATTEST_CORPUS, or
 #    ABS_SRCDIR/../shared/corpus), its messages that carry patatt
 #    signatures (patatt-expected.tsv), BENCH_MILTER_COUNT of them in turn,
 #    through the do-nothing milter and through ours set up as a server
 #    with the kernel's keyring files and the corpus's ed25519 keys
-#    (PatattKeyring twice), no archive and an empty GnuPG home;
+#    (PatattKeyring twice), no archive and an empty GnuPG home, the rates
+#    and the milters' CPU a message;
 #  - reloads: the throughput of ours on the unix socket again, with a
 #    SIGHUP every 100 ms all along (the configuration unchanged);
 #  - memory: the resident size, threads and descriptors of ours (unix
@@ -28,9 +33,12 @@
 #    (bench/milter-hold.py, which speaks the milter protocol itself);
 #  - latency: BENCH_MILTER_LATENCY messages (default 300) one at a time,
 #    per message from MAIL FROM to the reply to the final dot, p50 and
-#    p99, Postfix alone and with patchattest-milter (also with the
-#    StateFile, and the StateDatabase); the difference is the latency the
-#    milter adds, and the StateFile's over ours without one.
+#    p99, Postfix alone, with the do-nothing milter and with
+#    patchattest-milter (also with the StateFile, and the StateDatabase);
+#    the difference to Postfix alone is the latency a milter adds, ours
+#    is also a ratio to the do-nothing milter's on the same socket
+#    (latency_ours_*_vs_null_*), and the StateFile's is over ours without
+#    one.
 # Each is done in BENCH_MILTER_ROUNDS rounds (default 3), the set-ups
 # taking turns; rates are the median round's (with the spread of the
 # rounds), latencies are taken over the messages of every round.
@@ -145,6 +153,11 @@ start_milter null_inet inet "$NULLMILTER"
 start_milter ours_unix unix "$MILTER" -f -c "$T/milter.conf"
 start_milter ours_inet inet "$MILTER" -f -c "$T/milter.conf"
 start_milter ledger_unix unix "$MILTER" -f -c "$T/ledger.conf"
+# and on an inet socket, which a chrooted Postfix reaches most simply
+mkdir "$T/ledger-inet"
+sed "s|^StateFile .*|StateFile $T/ledger-inet/state.mdb|" "$T/ledger.conf" \
+    >"$T/ledger-inet.conf"
+start_milter ledger_inet inet "$MILTER" -f -c "$T/ledger-inet.conf"
 # ours recording each mail in PostgreSQL (its journal in TMPDIR)
 have_pg=
 if pg_start; then
@@ -167,28 +180,43 @@ else
 fi
 
 # --- one measurement ------------------------------------------------------
+# cpu_ticks PID: the CPU time process PID has used, all its threads, those
+# that ended too, in clock ticks (its name, which may hold spaces, cut)
+cpu_ticks() {
+	sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+}
+TICKS=$(getconf CLK_TCK 2>/dev/null || echo 100)
+
 # run NAME SESSIONS COUNT MILTER [FILE...]: Postfix with the milter
-# MILTER (Postfix's spelling; empty: none), a warm-up, then COUNT
+# MILTER (start_milter's NAME; empty: none), a warm-up, then COUNT
 # messages, the FILEs in turn (default: the seed series); the client's
 # figures are left in $T/NAME.out, its answers in $T/NAME.tsv, how many
-# delivered copies our milter marked as pass in $T/NAME.pass, and how
-# many it marked at all in $T/NAME.marked.
+# delivered copies our milter marked as pass in $T/NAME.pass, how
+# many it marked at all in $T/NAME.marked, and the milter's CPU time a
+# message, in microseconds, in $T/NAME.cpu.
 run() {
 	rname=$1 rsessions=$2 rcount=$3 rmilter=$4
 	shift 4
+	rpf= rpid=
+	[ -z "$rmilter" ] || eval "rpf=\$PF_$rmilter rpid=\$PID_$rmilter"
 	[ $# -gt 0 ] || set -- "$srcdir"/tests/fixtures/seeds/00[2-7]-*.patch
 	rm -rf "$T/pf"
-	pf_start "$T/pf" "$rmilter" || exit 1
+	pf_start "$T/pf" "$rpf" || exit 1
 	"$PYTHON3" "$srcdir/tests/smtp-load.py" send --port "$PF_PORT" \
 	    --sessions "$rsessions" --count "$WARMUP" --tag warm \
 	    --id-header X-Load-ID "$@" >/dev/null 2>&1
 	# Start from an empty queue: the warm-up delivered.
 	pf_wait_delivered "$WARMUP" 120
+	rcpu=${rpid:+$(cpu_ticks "$rpid")}
 	"$PYTHON3" "$srcdir/tests/smtp-load.py" send --port "$PF_PORT" \
 	    --sessions "$rsessions" --count "$rcount" --tag "$rname" \
 	    --out "$T/$rname.tsv" --id-header X-Load-ID "$@" \
 	    >"$T/$rname.out" 2>&1
 	pf_wait_delivered $((WARMUP + rcount)) 300
+	# the StateFile's writer writes its last batch (LEDGER_GATHER_MS)
+	[ -z "$rpid" ] || { sleep 0.3; echo $(($(cpu_ticks "$rpid") - rcpu)) |
+	    awk -v t="$TICKS" -v n="$rcount" '{ printf "%.0f\n",
+		$1 * 1000000 / t / n }' >"$T/$rname.cpu"; }
 	grep -l '^X-Patch-Attested: pass;' "$PF_MAILDIR"/new/* 2>/dev/null |
 	    wc -l | tr -d ' ' >"$T/$rname.pass"
 	grep -l '^X-Patch-Attested: ' "$PF_MAILDIR"/new/* 2>/dev/null |
@@ -206,7 +234,12 @@ rates() {
 median() {
 	sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
 }
-# report NAME: median rate of the rounds, their spread, messages refused
+# cpus NAME: the milter's CPU a message in each round of NAME, one a line
+cpus() {
+	cat "$T/$1".*.cpu 2>/dev/null
+}
+# report NAME: median rate of the rounds, their spread, messages refused,
+# and the milter's CPU a message in the median round
 report() {
 	rates "$1" | sort -n | awk -v n="$1" '{ v[NR] = $1 } END {
 		m = v[int((NR + 1) / 2)]
@@ -216,6 +249,21 @@ report() {
 			    100 * (v[NR] - v[1]) / m }'
 	refused=$(cat "$T/$1".*.tsv | awk -F'\t' '$3 != 250' | wc -l)
 	[ "$refused" -eq 0 ] || printf '%s_refused %s messages\n' "$1" "$refused"
+	cpus "$1" | sort -n | awk -v n="$1" '{ v[NR] = $1 } END {
+		if (NR == 0) exit
+		m = v[int((NR + 1) / 2)]
+		printf "%s_cpu %s us/msg\n", n, m
+		if (m > 0)
+			printf "%s_cpu_spread %.0f %%\n", n,
+			    100 * (v[NR] - v[1]) / m }'
+}
+# cpu_ratio NAME A B: A's CPU a message against B's (medians), as a
+# ratio and as A's over B's
+cpu_ratio() {
+	awk -v a="$(cpus "$2" | median)" -v b="$(cpus "$3" | median)" \
+	    -v n="$1" 'BEGIN { if (a > 0 && b > 0) {
+		printf "%s %.2f ratio\n", n, a / b
+		printf "%s_over %.0f us/msg\n", n, a - b } }'
 }
 ratio() {
 	awk -v a="$(rates "$2" | median)" -v b="$(rates "$3" | median)" \
@@ -240,17 +288,17 @@ while [ $r -le "$ROUNDS" ]; do
 	run alone.$r "$SESSIONS" "$COUNT" ""
 	for kind in unix inet; do
 		for m in null ours; do
-			eval "pfm=\$PF_${m}_$kind"
-			run "${m}_$kind.$r" "$SESSIONS" "$COUNT" "$pfm"
+			run "${m}_$kind.$r" "$SESSIONS" "$COUNT" "${m}_$kind"
 		done
 	done
-	run "ledger_unix.$r" "$SESSIONS" "$COUNT" "$PF_ledger_unix"
+	run "ledger_unix.$r" "$SESSIONS" "$COUNT" ledger_unix
+	run "ledger_inet.$r" "$SESSIONS" "$COUNT" ledger_inet
 	[ -z "$have_pg" ] ||
-	    run "ledger_pg.$r" "$SESSIONS" "$COUNT" "$PF_ledger_pg"
+	    run "ledger_pg.$r" "$SESSIONS" "$COUNT" ledger_pg
 	r=$((r + 1))
 done
 for s in alone null_unix ours_unix null_inet ours_inet ledger_unix \
-    ${have_pg:+ledger_pg}; do
+    ledger_inet ${have_pg:+ledger_pg}; do
 	report $s
 done
 for kind in unix inet; do
@@ -281,8 +329,15 @@ for kind in unix inet; do
 	ratio "ours_${kind}_vs_null_$kind" "ours_$kind" "null_$kind"
 done
 ratio ledger_unix_vs_null_unix ledger_unix null_unix
+ratio ledger_inet_vs_null_inet ledger_inet null_inet
 ratio ledger_unix_vs_ours_unix ledger_unix ours_unix
 [ -z "$have_pg" ] || ratio ledger_pg_vs_ledger_unix ledger_pg ledger_unix
+# the milter's own CPU against the do-nothing milter's, same socket
+for kind in unix inet; do
+	cpu_ratio "ours_${kind}_cpu_vs_null_$kind" "ours_$kind" "null_$kind"
+	cpu_ratio "ledger_${kind}_cpu_vs_null_$kind" "ledger_$kind" \
+	    "null_$kind"
+done
 
 # --- reloads ---------------------------------------------------------------
 echo
@@ -293,7 +348,7 @@ r=1
 while [ $r -le "$ROUNDS" ]; do
 	(while kill -HUP "$ours_pid" 2>/dev/null; do sleep 0.1; done) &
 	hupper=$!
-	run "hup_unix.$r" "$SESSIONS" "$COUNT" "$PF_ours_unix"
+	run "hup_unix.$r" "$SESSIONS" "$COUNT" ours_unix
 	kill "$hupper" 2>/dev/null
 	wait "$hupper" 2>/dev/null
 	r=$((r + 1))
@@ -328,8 +383,8 @@ if [ -s "$T/signed.list" ]; then
 	    "messages over $SESSIONS sessions, median of $ROUNDS rounds"
 	r=1
 	while [ $r -le "$ROUNDS" ]; do
-		run "signed_null.$r" "$SESSIONS" "$COUNT" "$PF_null_unix" "$@"
-		run "signed_ours.$r" "$SESSIONS" "$COUNT" "$PF_signed_unix" "$@"
+		run "signed_null.$r" "$SESSIONS" "$COUNT" null_unix "$@"
+		run "signed_ours.$r" "$SESSIONS" "$COUNT" signed_unix "$@"
 		r=$((r + 1))
 	done
 	report signed_null
@@ -339,6 +394,7 @@ if [ -s "$T/signed.list" ]; then
 	    $(((WARMUP + COUNT) * ROUNDS)) \
 	    "$(cat "$T"/signed_ours.*.pass | awk '{ s += $1 } END { print s }')"
 	ratio signed_ours_vs_null signed_ours signed_null
+	cpu_ratio signed_ours_cpu_vs_null signed_ours signed_null
 else
 	echo "bench-milter: no corpus at $corpus: no signed-mail figures"
 fi
@@ -355,10 +411,12 @@ echo "bench-milter: latency, $LATENCY attested patches one at a time in" \
 r=1
 while [ $r -le "$ROUNDS" ]; do
 	run lat_alone.$r 1 "$LATENCY" ""
-	run lat_ours_unix.$r 1 "$LATENCY" "$PF_ours_unix"
-	run lat_ours_inet.$r 1 "$LATENCY" "$PF_ours_inet"
-	run lat_ledger_unix.$r 1 "$LATENCY" "$PF_ledger_unix"
-	[ -z "$have_pg" ] || run lat_ledger_pg.$r 1 "$LATENCY" "$PF_ledger_pg"
+	run lat_null_unix.$r 1 "$LATENCY" null_unix
+	run lat_null_inet.$r 1 "$LATENCY" null_inet
+	run lat_ours_unix.$r 1 "$LATENCY" ours_unix
+	run lat_ours_inet.$r 1 "$LATENCY" ours_inet
+	run lat_ledger_unix.$r 1 "$LATENCY" ledger_unix
+	[ -z "$have_pg" ] || run lat_ledger_pg.$r 1 "$LATENCY" ledger_pg
 	r=$((r + 1))
 done
 for q in p50 p99; do
@@ -366,11 +424,21 @@ for q in p50 p99; do
 	base=$(latency lat_alone $f)
 	printf 'latency_alone_%s %s ms\n' $q "$base"
 	for kind in unix inet; do
+		null=$(latency "lat_null_$kind" $f)
 		ours=$(latency "lat_ours_$kind" $f)
+		printf 'latency_null_%s_%s %s ms\n' $kind $q "$null"
 		printf 'latency_ours_%s_%s %s ms\n' $kind $q "$ours"
 		awk -v a="$ours" -v b="$base" -v n="latency_added_${kind}_$q" \
 		    'BEGIN { if (a != "" && b != "")
 			printf "%s %.2f ms\n", n, a - b }'
+		awk -v a="$null" -v b="$base" \
+		    -v n="latency_null_added_${kind}_$q" 'BEGIN {
+			if (a != "" && b != "") printf "%s %.2f ms\n", n,
+			    a - b }'
+		awk -v a="$ours" -v b="$null" \
+		    -v n="latency_ours_${kind}_vs_null_$q" 'BEGIN {
+			if (a > 0 && b > 0) printf "%s %.2f ratio\n", n,
+			    a / b }'
 	done
 	ledger=$(latency lat_ledger_unix $f)
 	printf 'latency_ledger_unix_%s %s ms\n' $q "$ledger"
