@@ -24,7 +24,8 @@
 # of the seed series' way through the milter fail in turn (no sanitizer:
 # it replaces malloc).
 # The library is built with clang in a directory of its own (FUZZ_BUILD,
-# default a new temporary one; an existing one is brought up to date).
+# default a new temporary one; an existing one is brought up to date),
+# from a copy of the sources when they are configured in place.
 # Seeds: the test fixtures, and the corpus when there is one
 # ($PATCHATTEST_CORPUS, else ../shared/corpus beside the source), whose
 # patatt keyring then lets patatt signatures verify.  What a target finds
@@ -44,9 +45,19 @@ flags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
 
 command -v clang >/dev/null || { echo "run.sh: clang is needed" >&2; exit 2; }
 cd "$build" || exit 2
+# configure builds nowhere else from a tree configured in place: the
+# library is then built from a copy of the distributed files, made again
+# each time (their times kept, so that only what changed is rebuilt)
+tree=$src
+if [ -f "$src/config.status" ]; then
+	tree=$build/src
+	make -C "$src" distdir distdir="$tree" >distdir.log 2>&1 ||
+	    { echo "run.sh: cannot copy the sources, see $build/distdir.log" \
+	    >&2; exit 2; }
+fi
 if [ ! -f Makefile ]; then
-	[ -f "$src/configure" ] || (cd "$src" && autoreconf -fi) || exit 2
-	"$src/configure" -q CC=clang \
+	[ -f "$tree/configure" ] || (cd "$tree" && autoreconf -fi) || exit 2
+	"$tree/configure" -q CC=clang \
 	    CFLAGS="$flags -fsanitize=fuzzer-no-link" >configure.log 2>&1 ||
 	    { echo "run.sh: configure failed, see $build/configure.log" >&2;
 	    exit 2; }
