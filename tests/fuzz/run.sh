@@ -65,8 +65,10 @@ fi
 make -j"$(nproc)" lib/libpatchattest.a >make.log 2>&1 ||
     { echo "run.sh: build failed, see $build/make.log" >&2; exit 2; }
 libs="lib/libpatchattest.a $(pkg-config --libs libcrypto gpgme yaml-0.1 lmdb \
-    libgit2 libsodium librnp zlib libpsl) -lbz2 -lpthread"
-milter="$src/milter/callbacks.c $src/milter/state.c $src/milter/worker.c \
+    libgit2 libsodium librnp zlib libpsl libpq) -lbz2 -lpthread"
+milter="$src/milter/callbacks.c $src/milter/conclude.c $src/milter/places.c \
+    $src/milter/state.c $src/milter/reload.c $src/milter/storenotes.c \
+    $src/milter/copylog.c $src/milter/metrics.c $src/milter/worker.c \
     $src/milter/log.c $src/tests/fuzz/fakemilter.c"
 includes="-I. -I$src/lib -I$src/lib/base -I$src/lib/mail -I$src/lib/sig \
     -I$src/lib/attest -I$src/lib/state -I$src/lib/verdict -I$src/milter \
